@@ -1,0 +1,14 @@
+// The headless CLI. Each command lives in src/cli/commands/<name>.ts and registers itself on the program here.
+import { Command } from 'commander';
+import { toolVersion } from '../core/version.js';
+import { reportAndExit } from './errors.js';
+
+const program = new Command()
+  .name('coevolve')
+  .description('Environment–agent–user co-evolution for terminal agents.')
+  .version(toolVersion)
+  .option('--verbose', 'print stack traces and debug output');
+
+// Command registrations (one line each; keep sorted):
+
+program.parseAsync(process.argv).catch((err: unknown) => reportAndExit(err, program.opts<{ verbose?: boolean }>().verbose ?? false));

@@ -1,0 +1,155 @@
+import type { Usage } from '../ports/model.js';
+
+/**
+ * Steps follow ATIF v1.4 field names (snake_case) so a rollout file's `steps` can be handed to ATIF tooling as is;
+ * our additions live under `extra`.
+ */
+export interface AtifToolCall {
+  tool_call_id: string;
+  function_name: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface CommandObservation {
+  exitCode: number;
+  durationMs: number;
+  timedOut: boolean;
+  truncated: boolean;
+  stderr: string;
+}
+
+export interface AtifObservationResult {
+  source_call_id: string;
+  content: string;
+  /** Present when the call was a shell command. */
+  command?: CommandObservation;
+}
+
+export interface AtifStep {
+  step_id: number;
+  timestamp: string;
+  source: 'system' | 'user' | 'agent';
+  message: string;
+  model_name?: string;
+  tool_calls?: AtifToolCall[];
+  observation?: { results: AtifObservationResult[] };
+  metrics?: { prompt_tokens: number; completion_tokens: number; cached_tokens: number; cost_usd: number };
+  extra?: {
+    /** Why the step is notable: an error parsing the model's tool call, a budget reached, a hint injected. */
+    error?: string;
+    hint?: boolean;
+    /** Facts the user disclosed in this message (built-in user). */
+    disclosedFacts?: string[];
+    durationMs?: number;
+  };
+}
+
+export type StopReason = 'done' | 'gave_up' | 'out_of_scope' | 'out_of_patience' | 'agent_submitted';
+
+export interface UserRating {
+  goalMet: boolean;
+  /** 1..5 */
+  satisfaction: number;
+  reason: string;
+  stopReason: StopReason;
+}
+
+export interface VerifierOutcome {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  durationMs: number;
+  /** 0..1 */
+  reward: number;
+  /** Keys of reward.json when the verifier wrote one. */
+  detail: Record<string, number>;
+}
+
+export interface RewardComponents {
+  verifier: number;
+  userGoal: number;
+  satisfaction: number;
+  efficiency: number;
+  rubric: number;
+  /** The configured scalar. */
+  total: number;
+}
+
+export type RolloutStatus = 'terminated' | 'truncated' | 'error';
+
+export interface RolloutRecord {
+  formatVersion: 1;
+  id: string;
+  runId: string;
+  generation: number;
+  pairId: string;
+  envId: string;
+  userId: string;
+  agentId: string;
+  trial: number;
+  hint: boolean;
+  seed: number;
+  /** terminated: the task ended (submitted, user stopped); truncated: a budget ran out; error: an infrastructure fault. */
+  status: RolloutStatus;
+  truncationReason?: 'turns' | 'tokens' | 'wall_clock' | 'cancelled';
+  error?: string;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  roles: { agent: string; user: string; judge: string };
+  sandbox: { backend: string; host: string; image: string };
+  steps: AtifStep[];
+  verifier?: VerifierOutcome;
+  userRating?: UserRating;
+  rewards: RewardComponents;
+  /** success = verifier passed and the user's goal was met. */
+  success: boolean;
+  tags: string[];
+  usage: Usage;
+  /** Wall time spent in sandbox calls and in model calls, for overhead accounting. */
+  timing: { sandboxMs: number; modelMs: number };
+}
+
+/** What the event log and index keep of a rollout: enough for trees and tables without opening the file. */
+export interface RolloutSummary {
+  id: string;
+  generation: number;
+  pairId: string;
+  envId: string;
+  userId: string;
+  trial: number;
+  hint: boolean;
+  status: RolloutStatus;
+  success: boolean;
+  reward: number;
+  durationMs: number;
+  costUsd: number;
+  tokens: number;
+  steps: number;
+  tags: string[];
+  firstErrorStep?: number;
+}
+
+export function summarizeRollout(r: RolloutRecord): RolloutSummary {
+  const firstError = r.steps.find((s) => s.extra?.error || s.observation?.results.some((o) => (o.command?.exitCode ?? 0) !== 0));
+  const summary: RolloutSummary = {
+    id: r.id,
+    generation: r.generation,
+    pairId: r.pairId,
+    envId: r.envId,
+    userId: r.userId,
+    trial: r.trial,
+    hint: r.hint,
+    status: r.status,
+    success: r.success,
+    reward: r.rewards.total,
+    durationMs: r.durationMs,
+    costUsd: r.usage.costUsd,
+    tokens: r.usage.promptTokens + r.usage.completionTokens,
+    steps: r.steps.length,
+    tags: r.tags,
+  };
+  if (firstError) summary.firstErrorStep = firstError.step_id;
+  return summary;
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { idSchema, lineageSchema, provenanceSchema, relativePathSchema, specApiVersion } from './common.js';
+
+export const sandboxFileSchema = z
+  .strictObject({
+    path: relativePathSchema.describe('Where the file goes, relative to the sandbox workspace.'),
+    content: z.string().max(4 * 1024 * 1024).describe('The file content (UTF-8).'),
+    mode: z
+      .string()
+      .regex(/^0?[0-7]{3}$/, 'mode is an octal string such as "644" or "0755"')
+      .optional()
+      .describe('Unix permission bits as an octal string, e.g. "755" for scripts.'),
+  })
+  .describe('A file written into the workspace before the agent starts.');
+
+export const limitsSchema = z
+  .strictObject({
+    memoryMb: z.number().int().min(16).max(65536).default(256).describe('Memory limit of the sandbox in MiB (16..65536).'),
+    pids: z.number().int().min(8).max(4096).default(64).describe('Maximum number of processes in the sandbox (8..4096).'),
+    cpus: z.number().min(0.1).max(64).default(1).describe('CPU share, in cores (0.1..64).'),
+    commandTimeoutSec: z.number().min(1).max(3600).default(20).describe('Wall-clock limit for one agent command, in seconds (1..3600).'),
+    maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(64 * 1024).describe('Output kept per command; the middle is cut beyond this (1 KiB..64 MiB).'),
+    diskMb: z.number().int().min(1).max(65536).default(64).describe('Size of the writable workspace and /tmp, in MiB.'),
+  })
+  .describe('Resource limits applied to every sandbox of this environment.');
+
+export const sandboxSchema = z
+  .strictObject({
+    image: z.string().min(1).max(256).default('coevolve/busybox:latest').describe('Local container image (never pulled). Build the defaults with `coevolve sandbox build-image`.'),
+    workdir: z.string().regex(/^\/[A-Za-z0-9._/-]*$/, 'workdir is an absolute path inside the sandbox').default('/workspace').describe('Working directory inside the sandbox (absolute).'),
+    files: z.array(sandboxFileSchema).max(500).default([]).describe('Files written into the workspace before setup.'),
+    setup: z.array(z.string().min(1).max(16384)).max(100).default([]).describe('Shell commands run in order before the agent starts; the agent never sees them.'),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable names are letters, digits and "_"'), z.string().max(4096)).default({}).describe('Environment variables for every command.'),
+    limits: limitsSchema.default(limitsSchema.parse({})),
+    network: z.literal('none').default('none').describe('Network access: only "none" is supported; sandboxes never reach a network.'),
+  })
+  .describe('The sandbox the agent works in.');
+
+export const verifierSchema = z
+  .strictObject({
+    script: z.string().min(1).max(262144).describe('Shell script run after the agent submits. Exit 0 means pass, unless it writes a reward file.'),
+    files: z.array(sandboxFileSchema).max(100).default([]).describe('Test files copied in only after the agent is done, so the agent cannot read them.'),
+    timeoutSec: z.number().min(1).max(3600).default(60).describe('Wall-clock limit for the verifier, in seconds.'),
+    rewardFile: z.string().default('/tmp/coevolve/reward.json').describe('Where the verifier may write reward.txt (a number) or reward.json (a map of numbers); read after it exits.'),
+  })
+  .describe('How the outcome is checked.');
+
+export const oracleSchema = z
+  .strictObject({
+    script: z.string().min(1).max(262144).describe('Reference solution (solve.sh). Run with every hidden fact known; it must make the verifier pass.'),
+  })
+  .describe('A known-good solution; validation requires it to pass.');
+
+export const hiddenFactSchema = z
+  .strictObject({
+    id: idSchema.describe('Fact id, referenced by the user goal and by the built-in user rules.'),
+    text: z.string().min(1).max(4096).describe('How the user states the fact when they disclose it.'),
+    keywords: z.array(z.string().min(1).max(64)).max(32).default([]).describe('Words in an agent question that make a rule-based user disclose this fact.'),
+  })
+  .describe('Something only the user knows and the agent needs.');
+
+export const userContextSchema = z
+  .strictObject({
+    request: z.string().min(1).max(16384).describe('What the user asks for at first, in their own words (may be underspecified on purpose).'),
+    facts: z.array(hiddenFactSchema).max(64).default([]).describe('Hidden facts the user knows and the agent has to ask for.'),
+    goal: z.string().min(1).max(4096).describe('What success means to the user (never shown to the agent).'),
+    requiredFacts: z.array(idSchema).max(64).default([]).describe('Ids of facts the agent must learn for the goal to be reachable; each must exist in `facts`.'),
+  })
+  .describe('The user side of the task: what they ask, what they know, what they want.');
+
+export const knobsSchema = z
+  .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, 'knob names are identifiers'), z.number().min(0).max(100))
+  .default({})
+  .describe('Difficulty knobs (0..100), e.g. horizon, hiddenState, feedback, distractors, strictness. Operators move them.');
+
+export const environmentSpecSchema = z
+  .strictObject({
+    apiVersion: z.literal(specApiVersion).describe('Spec format version; always "coevolve/v1".'),
+    kind: z.literal('Environment').describe('Always "Environment" for an environment spec.'),
+    id: idSchema,
+    title: z.string().min(1).max(200).describe('Short human title shown in trees and dashboards.'),
+    family: z.string().min(1).max(64).default('custom').describe('Task family (e.g. "log-triage"); built-in families can regenerate the spec at another difficulty.'),
+    instruction: z.string().min(1).max(65536).describe('What the agent is told at the start (instruction.md in Harbor terms).'),
+    sandbox: sandboxSchema.default(sandboxSchema.parse({})),
+    verifier: verifierSchema,
+    oracle: oracleSchema,
+    hint: z.string().max(16384).optional().describe('Privileged hint shown only in hint plays; the gap it closes measures regret.'),
+    user: userContextSchema,
+    difficulty: z.number().min(0).max(100).default(1).describe('Difficulty level (0..100); built-in families use 1..N.'),
+    knobs: knobsSchema,
+    skills: z.array(z.string().min(1).max(64)).max(32).default([]).describe('Skill tags (e.g. "text-processing", "clarification").'),
+    lineage: lineageSchema.default({ parent: null, operator: null, generation: 0 }),
+    provenance: provenanceSchema.default({}),
+  })
+  .superRefine((spec, ctx) => {
+    const factIds = new Set<string>();
+    spec.user.facts.forEach((fact, i) => {
+      if (factIds.has(fact.id)) ctx.addIssue({ code: 'custom', message: `duplicate fact id "${fact.id}"`, path: ['user', 'facts', i, 'id'] });
+      factIds.add(fact.id);
+    });
+    spec.user.requiredFacts.forEach((id, i) => {
+      if (!factIds.has(id)) ctx.addIssue({ code: 'custom', message: `required fact "${id}" is not defined in user.facts`, path: ['user', 'requiredFacts', i] });
+    });
+    checkUniquePaths(spec.sandbox.files, ['sandbox', 'files'], ctx);
+    checkUniquePaths(spec.verifier.files, ['verifier', 'files'], ctx);
+  })
+  .describe('A terminal task environment: sandbox, instruction, verifier, oracle, hint, user context and difficulty knobs.');
+
+function checkUniquePaths(files: { path: string }[], at: (string | number)[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  files.forEach((f, i) => {
+    const norm = f.path.replace(/^\.\//, '');
+    if (seen.has(norm)) ctx.addIssue({ code: 'custom', message: `duplicate file path "${f.path}"`, path: [...at, i, 'path'] });
+    seen.add(norm);
+  });
+}
+
+export type EnvironmentSpec = z.infer<typeof environmentSpecSchema>;
+export type EnvironmentSpecInput = z.input<typeof environmentSpecSchema>;
+export type SandboxFile = z.infer<typeof sandboxFileSchema>;
+export type SandboxLimits = z.infer<typeof limitsSchema>;
+export type HiddenFact = z.infer<typeof hiddenFactSchema>;
