@@ -19,6 +19,8 @@ export interface RoleIdentity {
 /** What the agent may know of the task: never the verifier, the oracle or the user's hidden facts. */
 export interface AgentTask {
   instruction: string;
+  /** The task family is public (it names the kind of task); built-in agents use it to pick a procedure. */
+  family: string;
   workdir: string;
   /** Present only in hint plays. */
   hint?: string;
