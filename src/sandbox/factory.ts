@@ -1,0 +1,19 @@
+import type { SandboxBackend, SandboxBackendName } from '../core/ports/sandbox.js';
+import { ProcessBackend } from './process/processBackend.js';
+
+export interface SandboxBackendOptions {
+  /** Warnings a person must see (the process backend is unsandboxed). Defaults to stderr. */
+  warn?: (message: string) => void;
+}
+
+export const sandboxBackendNames: readonly SandboxBackendName[] = ['docker', 'bwrap', 'process'];
+
+/** Creates a backend by name; "process" must be asked for explicitly and warns every time it is used. */
+export function createSandboxBackend(name: SandboxBackendName, options: SandboxBackendOptions = {}): SandboxBackend {
+  switch (name) {
+    case 'process':
+      return new ProcessBackend({ warn: options.warn });
+    default:
+      throw new Error(`sandbox backend "${name}" is not available yet in this build; use one of: process`);
+  }
+}
