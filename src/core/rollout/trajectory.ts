@@ -41,6 +41,8 @@ export interface AtifStep {
     /** Facts the user disclosed in this message (built-in user). */
     disclosedFacts?: string[];
     durationMs?: number;
+    /** On a user step: the message_user call it answers (the same text is that call's observation). */
+    replyTo?: string;
   };
 }
 

@@ -1,0 +1,290 @@
+import { CancelledError, type Cancellation } from '../ports/cancellation.js';
+import type { Clock } from '../ports/clock.js';
+import { addUsage, zeroUsage, type Usage } from '../ports/model.js';
+import { rolloutRng } from '../ports/rng.js';
+import type { ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../ports/sandbox.js';
+import { agentTools } from '../roles/agentTools.js';
+import type { AgentToolCall, AgentTurn, Roles, ToolResult, UserTurn } from '../roles/ports.js';
+import type { AgentConfig } from '../spec/agent.js';
+import type { EnvironmentSpec } from '../spec/environment.js';
+import type { RunConfig } from '../spec/run.js';
+import type { UserProfile } from '../spec/user.js';
+import { computeRewards, isSuccess } from './rewards.js';
+import type { AtifStep, RolloutRecord, RolloutStatus, UserRating, VerifierOutcome } from './trajectory.js';
+import { parseRewardText } from './verifierReward.js';
+
+export interface RolloutPlan {
+  runId: string;
+  runSeed: number;
+  rolloutId: string;
+  generation: number;
+  pairId: string;
+  trial: number;
+  hint: boolean;
+  env: EnvironmentSpec;
+  user: UserProfile;
+  agent: AgentConfig;
+}
+
+export interface RolloutDeps {
+  backend: SandboxBackend;
+  roles: Pick<Roles, 'agent' | 'user' | 'judge'>;
+  budgets: RunConfig['budgets'];
+  rewardWeights: RunConfig['reward'];
+  clock: Clock;
+  /** Labels for everything the sandbox creates, so the reaper can find leftovers. */
+  labels?: Record<string, string>;
+  /** Aborting stops the rollout; a cancelled rollout throws CancelledError and is not recorded (it is replayed on resume). */
+  signal?: Cancellation;
+}
+
+type EndReason =
+  | { status: 'terminated'; submitted: boolean; stop?: UserTurn['stop'] }
+  | { status: 'truncated'; reason: NonNullable<RolloutRecord['truncationReason']> };
+
+/**
+ * Plays one episode: sandbox up → the user opens → agent turns (commands, messages to the user) under budgets →
+ * submit → verifier (its files copied in only now) → the user's rating → judge tags → rewards. Any failure inside
+ * is recorded in the trajectory with status "error"; it never throws, except on cancellation.
+ */
+export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise<RolloutRecord> {
+  const { env } = plan;
+  const { clock } = deps;
+  const rng = rolloutRng(plan.runSeed, plan.rolloutId);
+  const startedMs = clock.now();
+  const startedAt = clock.isoNow();
+  const steps: AtifStep[] = [];
+  const timing = { sandboxMs: 0, modelMs: 0 };
+  let usage: Usage = zeroUsage();
+  let sandbox: Sandbox | undefined;
+  let verifier: VerifierOutcome | undefined;
+  let rating: UserRating | undefined;
+  let tags: string[] = [];
+  let end: EndReason | undefined;
+  let error: string | undefined;
+  let agentTurns = 0;
+
+  // The wall-clock budget and the caller's cancellation share one signal, so every sandbox and model call stops.
+  const wall = new AbortController();
+  const wallTimer = setTimeout(() => wall.abort(new BudgetExceeded('wall_clock')), deps.budgets.wallClockSec * 1000);
+  const signal = deps.signal ? AbortSignal.any([deps.signal, wall.signal]) : wall.signal;
+
+  const step = (s: Omit<AtifStep, 'step_id' | 'timestamp'>): AtifStep => {
+    const full: AtifStep = { step_id: steps.length + 1, timestamp: clock.isoNow(), ...s };
+    steps.push(full);
+    return full;
+  };
+  const timed = async <T>(bucket: 'sandboxMs' | 'modelMs', work: () => Promise<T>): Promise<T> => {
+    const t0 = clock.now();
+    try {
+      return await work();
+    } finally {
+      timing[bucket] += clock.now() - t0;
+    }
+  };
+
+  try {
+    sandbox = await timed('sandboxMs', () => deps.backend.start(sandboxRequest(env, { ...deps.labels, 'coevolve.rollout': plan.rolloutId }), { signal }));
+    const userEpisode = deps.roles.user.begin({ env, profile: plan.user, rng: rng.fork('user') });
+    const opening = await timed('modelMs', () => userEpisode.open(signal));
+    usage = addUsage(usage, opening.usage);
+    step({ source: 'user', message: opening.message, extra: { disclosedFacts: opening.disclosedFacts } });
+
+    const agentEpisode = deps.roles.agent.begin({
+      task: { instruction: env.instruction, family: env.family, workdir: env.sandbox.workdir, tools: agentTools, ...(plan.hint && env.hint ? { hint: env.hint } : {}) },
+      config: plan.agent,
+      rng: rng.fork('agent'),
+    });
+    if (plan.hint && env.hint) step({ source: 'system', message: `HINT: ${env.hint}`, extra: { hint: true } });
+
+    let results: ToolResult[] = [];
+    let userMessage: string | undefined = opening.message;
+    if (opening.stop) end = { status: 'terminated', submitted: false, stop: opening.stop };
+    while (!end) {
+      if (agentTurns >= deps.budgets.turns) {
+        end = { status: 'truncated', reason: 'turns' };
+        break;
+      }
+      if (deps.budgets.tokens > 0 && usage.promptTokens + usage.completionTokens >= deps.budgets.tokens) {
+        end = { status: 'truncated', reason: 'tokens' };
+        break;
+      }
+      const turn: AgentTurn = await timed('modelMs', () => agentEpisode.next({ results, ...(userMessage !== undefined ? { userMessage } : {}), signal }));
+      userMessage = undefined;
+      agentTurns++;
+      usage = addUsage(usage, turn.usage);
+      const agentStep = step({
+        source: 'agent',
+        message: turn.message ?? '',
+        ...(turn.modelName ? { model_name: turn.modelName } : {}),
+        tool_calls: turn.calls.map(toAtifCall),
+        metrics: { prompt_tokens: turn.usage.promptTokens, completion_tokens: turn.usage.completionTokens, cached_tokens: turn.usage.cachedTokens, cost_usd: turn.usage.costUsd },
+      });
+      if (turn.calls.length === 0) {
+        // A turn without tool calls is a message to the user (models often answer in plain text).
+        if (turn.message) {
+          const reply = await timed('modelMs', () => userEpisode.reply(turn.message ?? '', signal));
+          usage = addUsage(usage, reply.usage);
+          step({ source: 'user', message: reply.message, extra: { disclosedFacts: reply.disclosedFacts } });
+          userMessage = reply.message;
+          if (reply.stop) end = { status: 'terminated', submitted: false, stop: reply.stop };
+        } else {
+          agentStep.extra = { ...agentStep.extra, error: 'empty turn: no message and no tool call' };
+        }
+        results = [];
+        continue;
+      }
+      results = [];
+      for (const call of turn.calls) {
+        if ('invalid' in call) {
+          results.push({ callId: call.id, content: `error: ${call.invalid}` });
+          agentStep.extra = { ...agentStep.extra, error: call.invalid };
+          continue;
+        }
+        if (call.name === 'run_command') {
+          const r = await timed('sandboxMs', () => sandbox!.exec(call.command, {
+            timeoutMs: env.sandbox.limits.commandTimeoutSec * 1000,
+            maxOutputBytes: env.sandbox.limits.maxOutputBytes,
+            cwd: env.sandbox.workdir,
+            signal,
+          }));
+          results.push({ callId: call.id, content: formatCommandOutput(r), command: { exitCode: r.exitCode, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated, stderr: r.stderr } });
+        } else if (call.name === 'message_user') {
+          const reply = await timed('modelMs', () => userEpisode.reply(call.text, signal));
+          usage = addUsage(usage, reply.usage);
+          results.push({ callId: call.id, content: reply.message });
+          step({ source: 'user', message: reply.message, extra: { disclosedFacts: reply.disclosedFacts, replyTo: call.id } });
+          if (reply.stop) {
+            end = { status: 'terminated', submitted: false, stop: reply.stop };
+            break;
+          }
+        } else if (call.name === 'submit') {
+          results.push({ callId: call.id, content: 'submitted' });
+          end = { status: 'terminated', submitted: true };
+          break;
+        }
+      }
+      agentStep.observation = { results: results.map((r) => ({ source_call_id: r.callId, content: r.content, ...(r.command ? { command: r.command } : {}) })) };
+    }
+
+    verifier = await timed('sandboxMs', () => runVerifier(sandbox!, env, signal));
+    const rated = await timed('modelMs', () => userEpisode.rate({ steps, submitted: end?.status === 'terminated' && end.submitted, verifier, signal }));
+    rating = rated.rating;
+    if (end?.status === 'terminated' && end.stop) rating = { ...rating, stopReason: end.stop };
+    usage = addUsage(usage, rated.usage);
+    const judged = await timed('modelMs', () => deps.roles.judge.judge({ env, steps, verifier, signal }));
+    tags = judged.tags;
+    usage = addUsage(usage, judged.usage);
+  } catch (err) {
+    const reason = signal.reason;
+    if (deps.signal?.aborted) {
+      clearTimeout(wallTimer);
+      await sandbox?.stop().catch(() => undefined);
+      throw deps.signal.reason instanceof Error ? deps.signal.reason : new CancelledError();
+    }
+    if (reason instanceof BudgetExceeded) {
+      end = { status: 'truncated', reason: 'wall_clock' };
+    } else {
+      error = err instanceof Error ? err.message : String(err);
+    }
+  } finally {
+    clearTimeout(wallTimer);
+    if (sandbox) await timed('sandboxMs', () => sandbox!.stop()).catch(() => undefined);
+  }
+
+  const status: RolloutStatus = error ? 'error' : (end?.status ?? 'error');
+  const rewards = computeRewards({
+    verifierReward: verifier?.reward ?? 0,
+    rating,
+    agentTurns,
+    turnBudget: deps.budgets.turns,
+    tags,
+    weights: deps.rewardWeights,
+  });
+  const record: RolloutRecord = {
+    formatVersion: 1,
+    id: plan.rolloutId,
+    runId: plan.runId,
+    generation: plan.generation,
+    pairId: plan.pairId,
+    envId: env.id,
+    userId: plan.user.id,
+    agentId: plan.agent.id,
+    trial: plan.trial,
+    hint: plan.hint,
+    seed: plan.runSeed,
+    status,
+    startedAt,
+    finishedAt: clock.isoNow(),
+    durationMs: clock.now() - startedMs,
+    roles: { agent: deps.roles.agent.label, user: deps.roles.user.label, judge: deps.roles.judge.label },
+    sandbox: { backend: deps.backend.name, host: sandbox?.host ?? 'none', image: env.sandbox.image },
+    steps,
+    rewards,
+    success: status !== 'error' && isSuccess(rewards),
+    tags,
+    usage,
+    timing,
+  };
+  if (end?.status === 'truncated') record.truncationReason = end.reason;
+  if (error) record.error = error;
+  if (verifier) record.verifier = verifier;
+  if (rating) record.userRating = rating;
+  return record;
+}
+
+class BudgetExceeded extends Error {
+  constructor(readonly budget: 'wall_clock') {
+    super(`budget exceeded: ${budget}`);
+  }
+}
+
+export function sandboxRequest(env: EnvironmentSpec, labels: Record<string, string>): SandboxRequest {
+  return {
+    image: env.sandbox.image,
+    workdir: env.sandbox.workdir,
+    files: env.sandbox.files,
+    setup: env.sandbox.setup,
+    env: env.sandbox.env,
+    limits: env.sandbox.limits,
+    labels,
+  };
+}
+
+/** Runs the verifier after the agent is done: its files are copied in only now, so the agent never saw them. */
+export async function runVerifier(sandbox: Sandbox, env: EnvironmentSpec, signal?: Cancellation): Promise<VerifierOutcome> {
+  if (env.verifier.files.length > 0) await sandbox.putFiles(env.verifier.files, signal ? { signal } : {});
+  const rewardFile = env.verifier.rewardFile;
+  const rewardDir = rewardFile.slice(0, rewardFile.lastIndexOf('/')) || '/';
+  await sandbox.exec(`mkdir -p '${rewardDir}' && rm -f '${rewardFile}'`, { privileged: true, timeoutMs: 10_000, ...(signal ? { signal } : {}) });
+  const r = await sandbox.exec(env.verifier.script, {
+    privileged: true,
+    cwd: env.sandbox.workdir,
+    timeoutMs: env.verifier.timeoutSec * 1000,
+    maxOutputBytes: 64 * 1024,
+    ...(signal ? { signal } : {}),
+  });
+  const file = await sandbox.exec(`cat '${rewardFile}' 2>/dev/null || true`, { privileged: true, timeoutMs: 10_000, ...(signal ? { signal } : {}) });
+  const parsed = parseRewardText(file.stdout);
+  const reward = r.timedOut ? 0 : parsed ? parsed.reward : r.exitCode === 0 ? 1 : 0;
+  return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut, durationMs: r.durationMs, reward, detail: parsed?.detail ?? {} };
+}
+
+export function formatCommandOutput(r: ExecResult): string {
+  const parts = [`exit code ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}${r.truncated ? ' (output truncated)' : ''}`];
+  if (r.stdout) parts.push(r.stdout.replace(/\n$/, ''));
+  if (r.stderr) parts.push(`[stderr]\n${r.stderr.replace(/\n$/, '')}`);
+  return parts.join('\n');
+}
+
+function toAtifCall(call: AgentToolCall): NonNullable<AtifStep['tool_calls']>[number] {
+  if ('invalid' in call) return { tool_call_id: call.id, function_name: call.name, arguments: { raw: call.rawArguments } };
+  switch (call.name) {
+    case 'run_command':
+      return { tool_call_id: call.id, function_name: call.name, arguments: { command: call.command } };
+    case 'message_user':
+      return { tool_call_id: call.id, function_name: call.name, arguments: { text: call.text } };
+    case 'submit':
+      return { tool_call_id: call.id, function_name: call.name, arguments: { summary: call.summary } };
+  }
+}
