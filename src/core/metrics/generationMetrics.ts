@@ -1,0 +1,130 @@
+import type { RolloutRecord } from '../rollout/trajectory.js';
+import type { EnvironmentSpec } from '../spec/environment.js';
+import type { RunConfig } from '../spec/run.js';
+import type { UserProfile } from '../spec/user.js';
+import { inBand } from './band.js';
+import { passAtK, passHatK, reportedK } from './passK.js';
+import type { PairStatsFull } from './pairStats.js';
+import { userRealism, type UserRealism } from './userRealism.js';
+
+export interface GenerationMetrics {
+  index: number;
+  rollouts: number;
+  pairs: number;
+  /** Over no-hint plays: verifier passed and the user's goal met. */
+  successRate: number;
+  /** Over no-hint plays: verifier alone (simulated-user reward is known to inflate; report both). */
+  verifierSuccessRate: number;
+  passAtK: Record<number, number>;
+  passHatK: Record<number, number>;
+  meanReward: number;
+  rewardComponents: { verifier: number; userGoal: number; satisfaction: number; efficiency: number; rubric: number };
+  regret: number;
+  regretPositiveShare: number;
+  meanDifficulty: number;
+  difficulty: { tooEasy: number; frontier: number; tooHard: number; maxLevel: number; meanKnobs: Record<string, number> };
+  inBandShare: number;
+  frontierYield: { proposed: number; accepted: number; inBand: number; share: number };
+  rejections: Record<string, number>;
+  diversity: { families: number; niches: number; skillEntropy: number; archiveSize: number };
+  archive: { size: number; added: number; retired: number };
+  users: { meanPatience: number; meanCooperativeness: number; meanAmbiguity: number; onRequestShare: number; realism: UserRealism };
+  agent: { id: string; changed: boolean; change?: string; genes?: Record<string, unknown> };
+  tokens: number;
+  costUsd: number;
+  errors: number;
+  truncated: number;
+  durationMs: number;
+  pairsDetail: PairStatsFull[];
+}
+
+const mean = (xs: number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+export interface GenerationMetricsInput {
+  index: number;
+  config: Pick<RunConfig, 'band'>;
+  records: RolloutRecord[];
+  pairs: PairStatsFull[];
+  /** The environments and users that were played this generation. */
+  envs: EnvironmentSpec[];
+  users: UserProfile[];
+  archiveEnvs: EnvironmentSpec[];
+  children: { proposed: number; accepted: number; inBandChildren: number; rejections: Record<string, number>; added: number; retired: number };
+  agent: GenerationMetrics['agent'];
+  durationMs: number;
+}
+
+/** Everything the report, the dashboard and the tree show about a generation; computed once, stored, never recomputed by viewers. */
+export function generationMetrics(input: GenerationMetricsInput): GenerationMetrics {
+  const plain = input.records.filter((r) => !r.hint && r.status !== 'error');
+  const byPair = new Map<string, RolloutRecord[]>();
+  for (const r of plain) byPair.set(r.pairId, [...(byPair.get(r.pairId) ?? []), r]);
+  const at: Record<number, number> = {};
+  const hat: Record<number, number> = {};
+  for (const k of reportedK) {
+    const perPair = [...byPair.values()].map((rs) => ({ n: rs.length, c: rs.filter((r) => r.success).length }));
+    at[k] = mean(perPair.map((p) => passAtK(p.n, p.c, k)));
+    hat[k] = mean(perPair.map((p) => passHatK(p.n, p.c, k)));
+  }
+  const withHints = input.pairs.filter((p) => p.hintPlays > 0);
+  const knobNames = new Set(input.envs.flatMap((e) => Object.keys(e.knobs)));
+  const meanKnobs: Record<string, number> = {};
+  for (const k of [...knobNames].sort()) meanKnobs[k] = mean(input.envs.map((e) => e.knobs[k] ?? 0));
+  const skillCounts = new Map<string, number>();
+  for (const e of input.archiveEnvs) for (const s of e.skills) skillCounts.set(s, (skillCounts.get(s) ?? 0) + 1);
+  const skillTotal = [...skillCounts.values()].reduce((a, b) => a + b, 0);
+  const skillEntropy = skillTotal === 0 ? 0 : -[...skillCounts.values()].reduce((h, c) => h + (c / skillTotal) * Math.log2(c / skillTotal), 0);
+  const niches = new Set(input.archiveEnvs.map((e) => `${e.family}/${Math.round(e.difficulty)}`));
+  const users = input.users;
+  return {
+    index: input.index,
+    rollouts: input.records.length,
+    pairs: input.pairs.length,
+    successRate: mean(plain.map((r) => (r.success ? 1 : 0))),
+    verifierSuccessRate: mean(plain.map((r) => (r.rewards.verifier >= 0.999 ? 1 : 0))),
+    passAtK: at,
+    passHatK: hat,
+    meanReward: mean(plain.map((r) => r.rewards.total)),
+    rewardComponents: {
+      verifier: mean(plain.map((r) => r.rewards.verifier)),
+      userGoal: mean(plain.map((r) => r.rewards.userGoal)),
+      satisfaction: mean(plain.map((r) => r.rewards.satisfaction)),
+      efficiency: mean(plain.map((r) => r.rewards.efficiency)),
+      rubric: mean(plain.map((r) => r.rewards.rubric)),
+    },
+    regret: mean(withHints.map((p) => p.regret)),
+    regretPositiveShare: mean(withHints.map((p) => (p.regret > 0 ? 1 : 0))),
+    meanDifficulty: mean(input.envs.map((e) => e.difficulty)),
+    difficulty: {
+      tooEasy: mean(input.pairs.map((p) => (p.class === 'too_easy' ? 1 : 0))),
+      frontier: mean(input.pairs.map((p) => (p.class === 'frontier' ? 1 : 0))),
+      tooHard: mean(input.pairs.map((p) => (p.class === 'too_hard' ? 1 : 0))),
+      maxLevel: input.envs.reduce((m, e) => Math.max(m, e.difficulty), 0),
+      meanKnobs,
+    },
+    inBandShare: mean(input.pairs.map((p) => (inBand(p.successRate, input.config.band) ? 1 : 0))),
+    frontierYield: {
+      proposed: input.children.proposed,
+      accepted: input.children.accepted,
+      inBand: input.children.inBandChildren,
+      share: input.children.proposed ? input.children.accepted / input.children.proposed : 0,
+    },
+    rejections: input.children.rejections,
+    diversity: { families: new Set(input.archiveEnvs.map((e) => e.family)).size, niches: niches.size, skillEntropy, archiveSize: input.archiveEnvs.length },
+    archive: { size: input.archiveEnvs.length, added: input.children.added, retired: input.children.retired },
+    users: {
+      meanPatience: mean(users.map((u) => u.behavior.patience)),
+      meanCooperativeness: mean(users.map((u) => u.behavior.cooperativeness)),
+      meanAmbiguity: mean(users.map((u) => u.behavior.ambiguity)),
+      onRequestShare: mean(users.map((u) => (u.behavior.disclosure === 'upfront' ? 0 : 1))),
+      realism: userRealism(input.records),
+    },
+    agent: input.agent,
+    tokens: input.records.reduce((s, r) => s + r.usage.promptTokens + r.usage.completionTokens, 0),
+    costUsd: input.records.reduce((s, r) => s + r.usage.costUsd, 0),
+    errors: input.records.filter((r) => r.status === 'error').length,
+    truncated: input.records.filter((r) => r.status === 'truncated').length,
+    durationMs: input.durationMs,
+    pairsDetail: input.pairs,
+  };
+}
