@@ -30,6 +30,11 @@ export interface ChatRequest {
   temperature?: number;
   maxTokens?: number;
   seed?: number;
+  /**
+   * Stream the completion (server-sent events) so a long generation stops as soon as `signal` aborts. The result is
+   * the same as without streaming; usage comes from the final chunk.
+   */
+  stream?: boolean;
   signal?: Cancellation;
 }
 
@@ -54,6 +59,22 @@ export interface ChatResponse {
 export interface ChatModel {
   readonly label: string;
   complete(request: ChatRequest): Promise<ChatResponse>;
+  /** Running totals of this model's calls, for cost reports and budget checks (LLM adapters provide it). */
+  stats?(): ModelStats;
+}
+
+export interface ModelStats {
+  /** Calls to `complete`, answered or not. */
+  calls: number;
+  /** HTTP requests actually sent (attempts, including retries); 0 for a fully replayed run. */
+  networkRequests: number;
+  cacheHits: number;
+  retries: number;
+  failures: number;
+  /** Usage of answered calls; cache hits carry the usage they were recorded with. */
+  usage: Usage;
+  /** Cost of network calls only: what was really paid in this process. */
+  spentUsd: number;
 }
 
 export const zeroUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 });

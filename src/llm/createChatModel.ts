@@ -1,0 +1,216 @@
+import { APIConnectionError, APIError } from 'openai';
+import { throwIfCancelled } from '../core/ports/cancellation.js';
+import type { Cancellation } from '../core/ports/cancellation.js';
+import { addUsage, zeroUsage } from '../core/ports/model.js';
+import type { ChatModel, ChatRequest, ChatResponse, ModelStats, Usage } from '../core/ports/model.js';
+import type { EndpointConfig, RoleConfig } from '../core/spec/run.js';
+import { resolveApiKey } from './apiKey.js';
+import { callCostUsd } from './cost.js';
+import { createEndpointPool } from './endpointPool.js';
+import type { EndpointPool, EndpointTarget } from './endpointPool.js';
+import { ModelError } from './modelError.js';
+import type { ModelErrorKind } from './modelError.js';
+import { fromCompletion, fromStream, toWireParams } from './openaiWire.js';
+import type { WireAnswer } from './openaiWire.js';
+import type { RequestCache } from './requestCache.js';
+import { describeRequest, normaliseRequest, requestCacheKey } from './requestKey.js';
+import { defaultBackoff, isRetryableStatus, parseRetryAfter, retryDelayMs } from './retryPolicy.js';
+import type { BackoffPolicy } from './retryPolicy.js';
+import { scrubSecrets } from './scrubSecrets.js';
+
+export type LlmRoleConfig = Extract<RoleConfig, { kind: 'llm' }>;
+
+export interface ChatModelOptions {
+  /** A key handed over by the host (the editor's SecretStorage); wins over the endpoint's `apiKeyEnv`. */
+  apiKey?: string;
+  /** Where `apiKeyEnv` is looked up; defaults to process.env. */
+  env?: Record<string, string | undefined>;
+  /** Share one pool between the roles of an endpoint so its concurrency limit holds for all of them. */
+  pool?: EndpointPool;
+  cache?: RequestCache;
+  backoff?: Partial<BackoffPolicy>;
+  /** Source of jitter; defaults to Math.random (jitter is about spreading load, not about results). */
+  random?: () => number;
+  /** How to wait between retries; a test can record the delays it was asked for. */
+  sleep?: (ms: number, signal?: Cancellation) => Promise<void>;
+  /** Receives one scrubbed line per retry and per failure. */
+  log?: (line: string) => void;
+}
+
+/** One failed attempt, thrown out of the pool slot so the retry wait happens outside the concurrency limit. */
+class AttemptFailure extends Error {
+  constructor(
+    readonly error: ModelError,
+    readonly retryAfterMs?: number,
+  ) {
+    super(error.message);
+  }
+}
+
+/** A ChatModel over any OpenAI-compatible endpoint: cache, retries, timeouts, limits, balancing and cost. */
+export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, options: ChatModelOptions = {}): ChatModel {
+  const backoff: BackoffPolicy = { ...defaultBackoff, ...options.backoff };
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? sleepCancellable;
+  const log = options.log ?? (() => undefined);
+  const cache = options.cache;
+  const stats: ModelStats = { calls: 0, networkRequests: 0, cacheHits: 0, retries: 0, failures: 0, usage: zeroUsage(), spentUsd: 0 };
+  const secrets: string[] = options.apiKey ? [options.apiKey] : [];
+  let pool = options.pool;
+
+  // The key is resolved at the first network call, so a replay-only run needs no key at all.
+  const getPool = (): EndpointPool => {
+    if (!pool) {
+      const key = resolveApiKey(endpoint, options.apiKey, options.env ?? process.env);
+      secrets.push(key);
+      pool = createEndpointPool(endpoint, key);
+    }
+    return pool;
+  };
+  const scrub = (text: string): string => scrubSecrets(text, secrets);
+  const where = (baseUrl: string): string => `endpoint "${endpoint.name}" (${baseUrl}), model "${role.model}"`;
+
+  const attempt = async (target: EndpointTarget, request: ChatRequest): Promise<WireAnswer> => {
+    const params = toWireParams(role.model, request);
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, endpoint.timeoutMs);
+    const onCancel = (): void => controller.abort();
+    request.signal?.addEventListener('abort', onCancel, { once: true });
+    stats.networkRequests++;
+    try {
+      if (request.stream) {
+        const stream = await target.client.chat.completions.create(
+          { ...params, stream: true, stream_options: { include_usage: true } },
+          { signal: controller.signal },
+        );
+        return await fromStream(stream);
+      }
+      return fromCompletion(await target.client.chat.completions.create(params, { signal: controller.signal }));
+    } catch (err) {
+      throwIfCancelled(request.signal);
+      throw classify(err, timedOut, target.baseUrl);
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onCancel);
+    }
+  };
+
+  const classify = (err: unknown, timedOut: boolean, baseUrl: string): AttemptFailure => {
+    const at = where(baseUrl);
+    if (timedOut) {
+      return new AttemptFailure(new ModelError('timeout', `${at}: no complete answer within ${endpoint.timeoutMs} ms. Raise endpoints[].timeoutMs or check the server's load.`));
+    }
+    if (err instanceof APIError && typeof err.status === 'number') {
+      const status = err.status;
+      const detail = scrub(err.message);
+      const kind: ModelErrorKind = status === 429 ? 'rate_limited' : isRetryableStatus(status) ? 'server_error' : 'http_error';
+      return new AttemptFailure(new ModelError(kind, `${at}: HTTP ${status}: ${detail}. ${adviceFor(status, endpoint)}`, 0, status), parseRetryAfter(err.headers));
+    }
+    if (err instanceof APIConnectionError) {
+      return new AttemptFailure(new ModelError('connection', `${at}: could not reach the server (${scrub(err.message)}). Check that it is running at that URL.`));
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return new AttemptFailure(new ModelError('invalid_response', `${at}: unreadable answer (${scrub(message)}). Check that the server speaks the Chat Completions API.`));
+  };
+
+  const network = async (request: ChatRequest): Promise<WireAnswer> => {
+    const maxAttempts = endpoint.maxRetries + 1;
+    for (let n = 1; ; n++) {
+      throwIfCancelled(request.signal);
+      try {
+        return await getPool().run((target) => attempt(target, request));
+      } catch (err) {
+        if (!(err instanceof AttemptFailure)) throw err;
+        const { error } = err;
+        if (!error.retryable || n >= maxAttempts) {
+          stats.failures++;
+          const final = new ModelError(error.kind, `model call failed after ${n} attempt${n > 1 ? 's' : ''}: ${error.message}`, n, error.status);
+          log(final.message);
+          throw final;
+        }
+        const delay = retryDelayMs(n, backoff, random, err.retryAfterMs);
+        stats.retries++;
+        log(`retry ${n}/${endpoint.maxRetries} in ${delay} ms: ${error.message}`);
+        await sleep(delay, request.signal);
+      }
+    }
+  };
+
+  return {
+    label: `llm ${endpoint.name}/${role.model}`,
+    stats: () => ({ ...stats, usage: { ...stats.usage } }),
+    async complete(input) {
+      stats.calls++;
+      const request: ChatRequest = { ...input, temperature: input.temperature ?? role.temperature, maxTokens: input.maxTokens ?? role.maxTokens };
+      const normalised = normaliseRequest(role.model, request);
+      const key = requestCacheKey(normalised);
+      const started = performance.now();
+      if (cache && cache.mode !== 'off') {
+        const hit = await cache.get(key);
+        if (hit) {
+          stats.cacheHits++;
+          stats.usage = addUsage(stats.usage, hit.response.usage);
+          return { ...hit.response, cached: true, latencyMs: performance.now() - started };
+        }
+        if (cache.mode === 'replay') {
+          stats.failures++;
+          throw new ModelError(
+            'replay_miss',
+            `request cache miss in replay mode: ${describeRequest(normalised)} (cache key ${key}, cache ${cache.dir}). ` +
+              'A replay-only run makes no network calls; record this request first with cache mode "rw", or replay with the exact config and seed of the recorded run.',
+          );
+        }
+      }
+      const answer = await network(request);
+      const costUsd = callCostUsd(endpoint.prices, [role.model, answer.model], answer.promptTokens, answer.completionTokens);
+      const usage: Usage = { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, cachedTokens: answer.cachedTokens, costUsd };
+      const response: ChatResponse = {
+        message: { content: answer.content, toolCalls: answer.toolCalls },
+        finishReason: answer.finishReason,
+        usage,
+        model: answer.model || role.model,
+        cached: false,
+        latencyMs: performance.now() - started,
+      };
+      stats.usage = addUsage(stats.usage, usage);
+      stats.spentUsd += costUsd;
+      if (cache?.mode === 'rw') {
+        await cache.put({ formatVersion: 1, key, recordedAt: new Date().toISOString(), request: normalised, response: { message: response.message, finishReason: response.finishReason, usage, model: response.model } });
+      }
+      return response;
+    },
+  };
+}
+
+function adviceFor(status: number, endpoint: EndpointConfig): string {
+  if (status === 401 || status === 403) {
+    return endpoint.apiKeyEnv ? `Check the API key in ${endpoint.apiKeyEnv} (or the one stored in the editor).` : 'The server wants a key: set apiKeyEnv on the endpoint.';
+  }
+  if (status === 404) return 'Check the model name and the base URL (it usually ends in /v1).';
+  if (status === 429) return 'Lower maxConcurrency or raise maxRetries for this endpoint.';
+  if (status >= 500) return "Check the server's log.";
+  return 'The server refused the request.';
+}
+
+function sleepCancellable(ms: number, signal?: Cancellation): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      try {
+        throwIfCancelled(signal);
+      } catch (err) {
+        reject(err);
+      }
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

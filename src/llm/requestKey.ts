@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import type { ChatMessage, ChatRequest } from '../core/ports/model.js';
+
+/**
+ * What determines a model's answer, and nothing else: the signal, the stream flag and the key never enter it, so
+ * a streamed run replays a non-streamed recording and a key change does not invalidate a cache.
+ */
+export interface NormalisedRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools: ChatRequest['tools'] | null;
+  toolChoice: ChatRequest['toolChoice'] | null;
+  responseSchema: ChatRequest['responseSchema'] | null;
+  temperature: number | null;
+  maxTokens: number | null;
+  seed: number | null;
+}
+
+export function normaliseRequest(model: string, request: ChatRequest): NormalisedRequest {
+  return {
+    model,
+    messages: request.messages.map(normaliseMessage),
+    tools: request.tools && request.tools.length > 0 ? request.tools : null,
+    toolChoice: request.toolChoice ?? null,
+    responseSchema: request.responseSchema ?? null,
+    temperature: request.temperature ?? null,
+    maxTokens: request.maxTokens ?? null,
+    seed: request.seed ?? null,
+  };
+}
+
+function normaliseMessage(m: ChatMessage): ChatMessage {
+  if (m.role === 'assistant') {
+    return m.toolCalls && m.toolCalls.length > 0
+      ? { role: 'assistant', content: m.content, toolCalls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) }
+      : { role: 'assistant', content: m.content };
+  }
+  return m;
+}
+
+/** JSON with object keys sorted at every level, so equal requests hash equally whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function requestCacheKey(normalised: NormalisedRequest): string {
+  return sha256(canonicalJson(normalised));
+}
+
+/** How an error names a request without printing it: the model and a digest of the first message. */
+export function describeRequest(normalised: NormalisedRequest): string {
+  const first = normalised.messages[0];
+  const digest = first ? sha256(canonicalJson(first)).slice(0, 12) : 'none';
+  return `model "${normalised.model}", ${normalised.messages.length} messages, first message (${first?.role ?? 'none'}) sha256:${digest}`;
+}

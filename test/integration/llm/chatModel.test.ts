@@ -1,0 +1,249 @@
+// The adapter against a real OpenAI-compatible server on loopback: every fault end to end, cache and replay,
+// accounting, balancing, key hygiene. The server needs nothing installed, so these tests never skip.
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CancelledError } from '../../../src/core/ports/cancellation.js';
+import { addUsage, zeroUsage } from '../../../src/core/ports/model.js';
+import type { ChatModel, ChatResponse } from '../../../src/core/ports/model.js';
+import { roleMarker } from '../../../src/core/roles/llm/roleMarker.js';
+import { endpointSchema } from '../../../src/core/spec/run.js';
+import type { EndpointConfig } from '../../../src/core/spec/run.js';
+import { createChatModel } from '../../../src/llm/createChatModel.js';
+import type { ChatModelOptions, LlmRoleConfig } from '../../../src/llm/createChatModel.js';
+import { createEndpointPool } from '../../../src/llm/endpointPool.js';
+import { ModelError } from '../../../src/llm/modelError.js';
+import { createRequestCache } from '../../../src/llm/requestCache.js';
+import { reply, startModelServer } from '../../support/modelServer.js';
+import type { ModelServer } from '../../support/modelServer.js';
+
+const secret = 'sk-test-0123456789abcdefSECRET';
+const role: LlmRoleConfig = { kind: 'llm', endpoint: 'local', model: 'test-model', temperature: 0, maxTokens: 256 };
+
+function endpointFor(urls: string[], extra: Partial<EndpointConfig> = {}): EndpointConfig {
+  return endpointSchema.parse({ name: 'local', baseUrls: urls, apiKeyEnv: 'COEVOLVE_TEST_KEY', timeoutMs: 2000, maxRetries: 3, ...extra });
+}
+
+const ask = (text: string, extra: Record<string, unknown> = {}) => ({
+  messages: [
+    { role: 'system' as const, content: `${roleMarker('agent')}\nYou are a test.` },
+    { role: 'user' as const, content: text },
+  ],
+  ...extra,
+});
+
+describe('llm adapter against a loopback OpenAI-compatible server', function () {
+  let server: ModelServer;
+  let cacheDir: string;
+  const delays: number[] = [];
+  const options = (extra: ChatModelOptions = {}): ChatModelOptions => ({
+    env: { COEVOLVE_TEST_KEY: secret },
+    backoff: { baseDelayMs: 5, maxDelayMs: 50 },
+    sleep: (ms) => {
+      delays.push(ms);
+      return new Promise((r) => setTimeout(r, ms));
+    },
+    ...extra,
+  });
+
+  beforeEach(async () => {
+    server = await startModelServer();
+    cacheDir = await mkdtemp(join(tmpdir(), 'coevolve-llm-cache-'));
+    delays.length = 0;
+  });
+  afterEach(async () => {
+    await server.close();
+    await rm(cacheDir, { recursive: true, force: true });
+  });
+
+  it('completes a request, sends the key from apiKeyEnv and prices the usage', async () => {
+    server.script('agent', reply.text('hello', { promptTokens: 1000, completionTokens: 500 }));
+    const endpoint = endpointFor([server.baseUrl], { prices: { 'test-model': { inputPerMTok: 2, outputPerMTok: 8 } } });
+    const model = createChatModel(endpoint, role, options());
+    const res = await model.complete(ask('hi'));
+    assert.equal(res.message.content, 'hello');
+    assert.deepEqual(res.usage, { promptTokens: 1000, completionTokens: 500, cachedTokens: 0, costUsd: (1000 * 2 + 500 * 8) / 1e6 });
+    assert.equal(res.cached, false);
+    assert.equal(server.requests[0]?.authorization, `Bearer ${secret}`);
+    assert.equal(server.requests[0]?.body.temperature, 0, 'role sampling parameters are applied');
+    assert.equal(server.requests[0]?.body.max_tokens, 256);
+  });
+
+  it('streams content and tool calls and takes usage from the final chunk', async () => {
+    const script = { content: 'Let me look.', toolCalls: [{ name: 'run_command', arguments: { command: 'ls -la /workspace' } }, { name: 'message_user', arguments: { text: 'Which file?' } }], usage: { promptTokens: 40, completionTokens: 12, cachedTokens: 8 } };
+    server.script('agent', script, script);
+    const model = createChatModel(endpointFor([server.baseUrl]), role, options());
+    const streamed = await model.complete(ask('go', { stream: true }));
+    const plain = await model.complete(ask('go'));
+    assert.equal(server.requests[0]?.stream, true);
+    assert.deepEqual((server.requests[0]?.body.stream_options as { include_usage: boolean }).include_usage, true);
+    assert.equal(streamed.message.content, 'Let me look.');
+    assert.deepEqual(streamed.message.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)]), [['run_command', { command: 'ls -la /workspace' }], ['message_user', { text: 'Which file?' }]]);
+    assert.equal(streamed.finishReason, 'tool_calls');
+    assert.deepEqual(streamed.usage, { promptTokens: 40, completionTokens: 12, cachedTokens: 8, costUsd: 0 });
+    const withoutIds = (r: ChatResponse) => ({ ...r.message, toolCalls: r.message.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })) });
+    assert.deepEqual(withoutIds(streamed), withoutIds(plain), 'streaming changes nothing in the result');
+  });
+
+  it('retries a 429 after the Retry-After the server asked for', async () => {
+    server.script('agent', reply.status(429, '1'), reply.text('ok'));
+    const model = createChatModel(endpointFor([server.baseUrl]), role, options());
+    const res = await model.complete(ask('hi'));
+    assert.equal(res.message.content, 'ok');
+    assert.equal(server.count(), 2);
+    assert.equal(delays.length, 1);
+    assert.ok((delays[0] ?? 0) >= 1000, `waited ${delays[0]} ms, Retry-After asked for 1000`);
+    assert.equal(model.stats?.().retries, 1);
+  });
+
+  it('retries 500s with growing backoff and fails with an actionable error when retries run out', async () => {
+    server.script('agent', reply.status(500), reply.status(502), reply.text('ok'));
+    const model = createChatModel(endpointFor([server.baseUrl]), role, options({ random: () => 1 }));
+    assert.equal((await model.complete(ask('a'))).message.content, 'ok');
+    assert.deepEqual(delays, [5, 10], 'exponential backoff (jitter pinned at its top)');
+
+    server.script('agent', reply.status(500), reply.status(500), reply.status(500), reply.status(500));
+    const err = await model.complete(ask('b')).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof ModelError);
+    assert.equal(err.kind, 'server_error');
+    assert.equal(err.attempts, 4);
+    assert.match(err.message, /failed after 4 attempts: endpoint "local" \(http:\/\/127\.0\.0\.1:\d+\/v1\), model "test-model": HTTP 500/);
+    assert.match(err.message, /Check the server's log/);
+    assert.equal(server.count(), 3 + 4);
+  });
+
+  it('does not retry a client error', async () => {
+    server.script('agent', reply.status(400));
+    const model = createChatModel(endpointFor([server.baseUrl]), role, options());
+    await assert.rejects(model.complete(ask('a')), (e: unknown) => e instanceof ModelError && e.kind === 'http_error' && e.status === 400);
+    assert.equal(server.count(), 1);
+  });
+
+  it('times out a hanging request, retries it, and reports a timeout when it keeps hanging', async () => {
+    const endpoint = endpointFor([server.baseUrl], { timeoutMs: 200, maxRetries: 1 });
+    server.script('agent', reply.hang(), reply.text('late but fine'));
+    const model = createChatModel(endpoint, role, options());
+    assert.equal((await model.complete(ask('a', { stream: true }))).message.content, 'late but fine');
+    server.script('agent', reply.hang(), reply.hang());
+    await assert.rejects(model.complete(ask('b')), (e: unknown) => e instanceof ModelError && e.kind === 'timeout' && /within 200 ms/.test(e.message));
+    assert.equal(server.count(), 4);
+  });
+
+  it('stops at once when cancelled, without retrying', async () => {
+    server.script('agent', reply.hang());
+    const model = createChatModel(endpointFor([server.baseUrl], { timeoutMs: 60_000 }), role, options());
+    const controller = new AbortController();
+    const pending = model.complete(ask('a', { stream: true, signal: controller.signal }));
+    while (server.count() === 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort(new CancelledError('user stopped the run'));
+    await assert.rejects(pending, (e: unknown) => e instanceof CancelledError);
+    assert.equal(server.count(), 1);
+    assert.equal(model.stats?.().retries, 0);
+  });
+
+  it('records in rw mode, then replays with zero requests; a replay miss fails loudly without a request', async () => {
+    server.handle('agent', (r) => reply.text(`echo ${r.body.messages.at(-1)?.content}`));
+    const recorder = createChatModel(endpointFor([server.baseUrl]), role, options({ cache: createRequestCache(cacheDir, 'rw') }));
+    const recorded: ChatResponse[] = [];
+    for (const text of ['one', 'two', 'three']) recorded.push(await recorder.complete(ask(text)));
+    assert.equal(server.count(), 3);
+    // rw serves repeats from the cache too.
+    assert.equal((await recorder.complete(ask('two'))).cached, true);
+    assert.equal(server.count(), 3);
+
+    // Replay needs no key: the env is empty here.
+    const replayer = createChatModel(endpointFor([server.baseUrl]), role, { cache: createRequestCache(cacheDir, 'replay'), env: {} });
+    for (const [i, text] of ['one', 'two', 'three'].entries()) {
+      const res = await replayer.complete(ask(text, { stream: true }));
+      assert.equal(res.cached, true);
+      assert.deepEqual(res.message, recorded[i]?.message);
+      assert.deepEqual(res.usage, recorded[i]?.usage);
+    }
+    const err = await replayer.complete(ask('four')).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof ModelError && err.kind === 'replay_miss');
+    assert.match(err.message, /request cache miss in replay mode: model "test-model", 2 messages, first message \(system\) sha256:[0-9a-f]{12}/);
+    assert.match(err.message, /record this request first with cache mode "rw"/);
+    assert.equal(server.count(), 3, 'the replay made no request');
+    assert.equal(replayer.stats?.().networkRequests, 0);
+    assert.equal(replayer.stats?.().spentUsd, 0);
+  });
+
+  it('keeps the key out of cache files and error messages', async () => {
+    server.script('agent', reply.text('cached answer'), { status: 401, message: `Incorrect API key provided: ${secret}. Authorization: Bearer ${secret}` });
+    const model = createChatModel(endpointFor([server.baseUrl]), role, options({ cache: createRequestCache(cacheDir, 'rw'), apiKey: secret }));
+    await model.complete(ask('a'));
+    const err = await model.complete(ask('b')).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof ModelError && err.kind === 'http_error' && err.status === 401);
+    assert.ok(!err.message.includes(secret) && !err.message.includes('0123456789abcdef'), err.message);
+    assert.match(err.message, /\[redacted\]/);
+    assert.match(err.message, /Check the API key in COEVOLVE_TEST_KEY/);
+    assert.equal(err.cause, undefined);
+    const files = await listFiles(cacheDir);
+    assert.equal(files.length, 1);
+    for (const f of files) assert.ok(!(await readFile(f, 'utf8')).includes(secret));
+  });
+
+  it('names the missing key variable when the key is absent', async () => {
+    const model = createChatModel(endpointFor([server.baseUrl]), role, { env: {} });
+    await assert.rejects(model.complete(ask('a')), (e: unknown) => e instanceof ModelError && e.kind === 'missing_key' && /COEVOLVE_TEST_KEY is not set/.test(e.message));
+    assert.equal(server.count(), 0);
+  });
+
+  it('adds usage and cost up exactly', async () => {
+    const usages = [
+      { promptTokens: 1234, completionTokens: 56, cachedTokens: 100 },
+      { promptTokens: 999, completionTokens: 1, cachedTokens: 0 },
+      { promptTokens: 70_000, completionTokens: 4321, cachedTokens: 512 },
+    ];
+    server.script('agent', ...usages.map((u) => reply.text('x', u)));
+    const prices = { 'test-model': { inputPerMTok: 0.15, outputPerMTok: 0.6 } };
+    const model = createChatModel(endpointFor([server.baseUrl], { prices }), role, options());
+    let total = zeroUsage();
+    for (const [i, u] of usages.entries()) {
+      const res = await model.complete(ask(`q${i}`));
+      assert.deepEqual(res.usage, { ...u, costUsd: (u.promptTokens * 0.15 + u.completionTokens * 0.6) / 1e6 });
+      total = addUsage(total, res.usage);
+    }
+    const stats = model.stats?.();
+    assert.deepEqual(stats?.usage, total);
+    assert.equal(stats?.usage.promptTokens, 1234 + 999 + 70_000);
+    assert.equal(stats?.usage.completionTokens, 56 + 1 + 4321);
+    assert.equal(stats?.usage.cachedTokens, 612);
+    assert.equal(stats?.spentUsd, total.costUsd);
+    assert.equal(stats?.calls, 3);
+    assert.equal(stats?.networkRequests, 3);
+  });
+
+  it('balances over several base URLs and holds the concurrency limit of each', async () => {
+    const second = await startModelServer();
+    try {
+      for (const s of [server, second]) s.handle('any', () => ({ content: 'ok', delayMs: 40 }));
+      const endpoint = endpointFor([server.baseUrl, second.baseUrl], { maxConcurrency: 2 });
+      const pool = createEndpointPool(endpoint, secret);
+      // Two roles sharing the pool share its limits.
+      const models: ChatModel[] = [createChatModel(endpoint, role, options({ pool })), createChatModel(endpoint, { ...role, model: 'other' }, options({ pool }))];
+      await Promise.all(Array.from({ length: 12 }, (_, i) => (models[i % 2] as ChatModel).complete(ask(`p${i}`))));
+      assert.equal(server.count(), 6);
+      assert.equal(second.count(), 6);
+      assert.ok(server.peakInFlight <= 2 && second.peakInFlight <= 2, `peaks ${server.peakInFlight}, ${second.peakInFlight}`);
+      assert.deepEqual(pool.load().map((l) => l.inFlight), [0, 0]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('lists the models of the server (the SDK talks to it as to any endpoint)', async () => {
+    const res = await fetch(`${server.baseUrl}/models`);
+    const body = (await res.json()) as { data: { id: string }[] };
+    assert.deepEqual(body.data.map((m) => m.id), ['test-model']);
+  });
+});
+
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) out.push(join(entry.parentPath, entry.name));
+  }
+  return out;
+}
