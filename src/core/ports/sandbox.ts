@@ -57,3 +57,24 @@ export interface SandboxBackend {
   reap?(isAlive: (labels: Record<string, string>) => boolean): Promise<{ containers: number; volumes: number }>;
   dispose(): Promise<void>;
 }
+
+/**
+ * The sandbox's host stopped answering (a Docker daemon died or became unreachable). The rollout cannot go on in
+ * this sandbox, but it can be retried from the start on another host: call `start` again on the same backend, whose
+ * placement no longer picks the lost host.
+ */
+export class SandboxHostLostError extends Error {
+  readonly retryable = true;
+  constructor(readonly host: string, cause?: unknown) {
+    super(`sandbox host ${host} stopped answering (${cause instanceof Error ? cause.message : String(cause ?? 'no reply')}); the rollout can be retried on another host`);
+    this.name = 'SandboxHostLostError';
+  }
+}
+
+/** The sandbox image is not present on the host; images are never pulled. */
+export class SandboxImageMissingError extends Error {
+  constructor(readonly image: string, readonly host: string) {
+    super(`image "${image}" is not on Docker host ${host}, and sandboxes never pull images. Build the base images with \`coevolve sandbox build-image --variant busybox\` (or --variant debian), or build/load "${image}" on that host yourself.`);
+    this.name = 'SandboxImageMissingError';
+  }
+}

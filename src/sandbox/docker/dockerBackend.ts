@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import type Docker from 'dockerode';
+import type { Cancellation } from '../../core/ports/cancellation.js';
+import { throwIfCancelled } from '../../core/ports/cancellation.js';
+import { SandboxHostLostError, SandboxImageMissingError } from '../../core/ports/sandbox.js';
+import type { Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
+import { runSetup } from '../setup.js';
+import { describeDockerHost, dockerFromUrl, isConnectionError } from './connect.js';
+import { DockerSandbox } from './dockerSandbox.js';
+import { managedLabel, ownerIsAlive, ownerLabels, sandboxLabel } from './labels.js';
+import { agentUid } from './tarFiles.js';
+
+export interface DockerBackendOptions {
+  /** Docker endpoint (unix://, tcp://, ssh://); default DOCKER_HOST or the local socket. */
+  url?: string;
+  /** Folder with ca.pem, cert.pem, key.pem for tcp:// with TLS. */
+  tlsDir?: string;
+  /** An already configured client (tests, pools); overrides url. */
+  docker?: Docker;
+  /** Extra labels on everything this backend creates (e.g. coevolve.run, coevolve.test). */
+  labels?: Record<string, string>;
+  /**
+   * Explicit ulimits for every container. Podman on a host without CAP_SYS_RESOURCE needs
+   * [{Name:'nofile',Soft:1024,Hard:1024},{Name:'nproc',Soft:1000,Hard:1000}].
+   */
+  ulimits?: { Name: string; Soft: number; Hard: number }[];
+}
+
+/** The container shape that does not depend on a rollout's files or setup; warm pools key on it. */
+export type SandboxShape = Pick<SandboxRequest, 'image' | 'workdir' | 'env' | 'limits'>;
+
+/**
+ * One container per sandbox, hardened as far as Docker allows: no network, read-only root, private /tmp, the
+ * workspace on its own volume, all capabilities dropped except the few root setup needs, no-new-privileges,
+ * memory/pids/cpu limits, and agent commands as uid 65534. Images are never pulled.
+ */
+export class DockerBackend implements SandboxBackend {
+  readonly name = 'docker' as const;
+  readonly host: string;
+  readonly docker: Docker;
+  private readonly live = new Set<DockerSandbox>();
+
+  constructor(private readonly options: DockerBackendOptions = {}) {
+    this.docker = options.docker ?? dockerFromUrl(options.url, options.tlsDir);
+    this.host = describeDockerHost(options.url);
+  }
+
+  /** Sandboxes started by this backend and not yet stopped. */
+  get activeCount(): number {
+    return this.live.size;
+  }
+
+  async start(request: SandboxRequest, options: { signal?: Cancellation } = {}): Promise<Sandbox> {
+    const sandbox = await this.launch(request, request.labels, options.signal);
+    try {
+      await this.provision(sandbox, request, options.signal);
+      return sandbox;
+    } catch (err) {
+      await sandbox.stop();
+      throw err;
+    }
+  }
+
+  /** Creates and starts an empty sandbox of a shape; `provision` then makes it a given rollout's. */
+  async launch(shape: SandboxShape, labels: Record<string, string>, signal?: Cancellation): Promise<DockerSandbox> {
+    throwIfCancelled(signal);
+    const id = `coevolve-${randomUUID().slice(0, 13)}`;
+    const allLabels = { ...ownerLabels(), ...this.options.labels, ...labels, [sandboxLabel]: id, 'coevolve.backend': 'docker' };
+    const { limits } = shape;
+    try {
+      await this.docker.createVolume({ Name: id, Labels: allLabels });
+      let container: Docker.Container;
+      try {
+        container = await this.docker.createContainer({
+          name: id,
+          Image: shape.image,
+          Entrypoint: ['sleep'],
+          Cmd: ['2147483647'],
+          // Root here so that root execs get the capabilities below: Docker gives an exec the capability sets
+          // of the container's own user. Agent commands set their user per exec and get none.
+          User: '0:0',
+          WorkingDir: shape.workdir,
+          Env: Object.entries(shape.env).map(([k, v]) => `${k}=${v}`),
+          Labels: allLabels,
+          NetworkDisabled: true,
+          StopTimeout: 1,
+          HostConfig: {
+            Init: true,
+            NetworkMode: 'none',
+            ReadonlyRootfs: true,
+            Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${limits.diskMb}m,mode=1777` },
+            // putArchive works into a volume under a read-only root; into a tmpfs it silently writes underneath.
+            Mounts: [{ Type: 'volume', Source: id, Target: shape.workdir }],
+            CapDrop: ['ALL'],
+            // Root (setup, verifier) must write and chown agent files and kill timed-out commands; the agent runs as
+            // 65534 with no-new-privileges, so these never reach it.
+            CapAdd: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL'],
+            SecurityOpt: ['no-new-privileges'],
+            Memory: limits.memoryMb * 1024 * 1024,
+            MemorySwap: limits.memoryMb * 1024 * 1024,
+            PidsLimit: limits.pids,
+            NanoCpus: Math.round(limits.cpus * 1e9),
+            ...(this.options.ulimits ? { Ulimits: this.options.ulimits } : {}),
+          },
+        });
+      } catch (err) {
+        await this.docker.getVolume(id).remove().catch(() => undefined);
+        throw err;
+      }
+      const sandbox = new DockerSandbox(id, container, this.docker, this.host, shape, () => this.live.delete(sandbox));
+      this.live.add(sandbox);
+      try {
+        await container.start();
+      } catch (err) {
+        await sandbox.stop();
+        throw err;
+      }
+      return sandbox;
+    } catch (err) {
+      throw this.explain(err, shape.image);
+    }
+  }
+
+  /** Writes the rollout's files and runs its setup; afterwards the whole workspace belongs to the agent user. */
+  async provision(sandbox: DockerSandbox, request: SandboxRequest, signal?: Cancellation): Promise<void> {
+    throwIfCancelled(signal);
+    try {
+      await sandbox.putFiles(request.files);
+      await runSetup(sandbox, request, signal);
+      if (request.setup.length > 0) {
+        // Setup runs as root; the agent must still be able to edit what it made.
+        await sandbox.exec(`chown -R ${agentUid}:${agentUid} . 2>/dev/null; true`, { privileged: true, signal });
+      }
+    } catch (err) {
+      throw this.explain(err, request.image);
+    }
+  }
+
+  /** Removes containers and volumes whose owner is no longer alive (default: owner pid not running on this machine). */
+  async reap(isAlive: (labels: Record<string, string>) => boolean = ownerIsAlive): Promise<{ containers: number; volumes: number }> {
+    const filters = { label: [`${managedLabel}=1`] };
+    let containers = 0;
+    let volumes = 0;
+    for (const info of await this.docker.listContainers({ all: true, filters })) {
+      if (isAlive(info.Labels ?? {})) continue;
+      await this.docker.getContainer(info.Id).remove({ force: true, v: true }).then(() => containers++, ignoreNotFound);
+    }
+    const listed = await this.docker.listVolumes({ filters });
+    for (const volume of listed.Volumes ?? []) {
+      if (isAlive(volume.Labels ?? {})) continue;
+      await this.docker.getVolume(volume.Name).remove().then(() => volumes++, ignoreNotFound);
+    }
+    return { containers, volumes };
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.live].map((s) => s.stop()));
+  }
+
+  private explain(err: unknown, image: string): unknown {
+    const e = err as { statusCode?: number; message?: string };
+    if (e?.statusCode === 404 && /no such image/i.test(e.message ?? '')) return new SandboxImageMissingError(image, this.host);
+    if (isConnectionError(err)) return new SandboxHostLostError(this.host, err);
+    return err;
+  }
+}
+
+function ignoreNotFound(err: unknown): void {
+  const code = (err as { statusCode?: number }).statusCode;
+  if (code !== 404 && code !== 409) throw err;
+}

@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { Duplex } from 'node:stream';
+import type Docker from 'dockerode';
+import { CancelledError, throwIfCancelled } from '../../core/ports/cancellation.js';
+import type { Cancellation } from '../../core/ports/cancellation.js';
+import { SandboxHostLostError } from '../../core/ports/sandbox.js';
+import type { ExecOptions, ExecResult, Sandbox } from '../../core/ports/sandbox.js';
+import type { SandboxFile } from '../../core/spec/environment.js';
+import { CappedOutput, floodLimit } from '../outputCap.js';
+import { isConnectionError } from './connect.js';
+import type { SandboxShape } from './dockerBackend.js';
+import { agentUid, tarOfFiles } from './tarFiles.js';
+
+/** How long after the deadline the host kills a command itself, when the in-container `timeout` did not. */
+const hostKillGraceMs = 1000;
+/** How long a killed command's stream may take to end before the container is removed to end it. */
+const removeGraceMs = 3000;
+
+/**
+ * Docker has no API to kill an exec. Each command therefore runs under the image's `timeout` (when it has one) and
+ * records its pid, which is also its process group and session: every exec is a session leader. The host kills
+ * the group from a second exec when the deadline passes, on a flood or on cancellation, and removes the container
+ * as the last resort when even that does not end the command.
+ */
+function wrapperScript(pidFile: string, timeoutSec: number): string {
+  return [
+    `echo $$ >${pidFile} 2>/dev/null`,
+    `if command -v timeout >/dev/null 2>&1; then timeout -s KILL ${timeoutSec} sh -c "$1"; else sh -c "$1"; fi`,
+    'rc=$?',
+    `rm -f ${pidFile}`,
+    // A timed-out command's background children would otherwise outlive it.
+    'if [ $rc = 137 ]; then kill -9 0; fi',
+    'exit $rc',
+  ].join('\n');
+}
+
+export class DockerSandbox implements Sandbox {
+  readonly backend = 'docker' as const;
+  private stopped = false;
+  private lost: Error | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly container: Docker.Container,
+    private readonly docker: Docker,
+    readonly host: string,
+    readonly shape: SandboxShape,
+    private readonly onStop: () => void,
+  ) {}
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    this.ensureUsable();
+    throwIfCancelled(options.signal);
+    const started = performance.now();
+    const { limits } = this.shape;
+    const timeoutMs = options.timeoutMs ?? limits.commandTimeoutSec * 1000;
+    const maxOutputBytes = options.maxOutputBytes ?? limits.maxOutputBytes;
+    const timeoutSec = Math.max(1, Math.ceil(timeoutMs / 1000));
+    const pidFile = `/tmp/.coevolve-exec-${randomBytes(6).toString('hex')}`;
+    const hasStdin = options.stdin !== undefined;
+    const user = options.privileged ? '0:0' : `${agentUid}:${agentUid}`;
+
+    let exec: Docker.Exec;
+    let stream: Duplex;
+    try {
+      exec = await this.container.exec({
+        Cmd: ['sh', '-c', wrapperScript(pidFile, timeoutSec), 'sh', command],
+        AttachStdout: true,
+        AttachStderr: true,
+        AttachStdin: hasStdin,
+        Tty: false,
+        User: user,
+        WorkingDir: options.cwd ?? this.shape.workdir,
+        Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
+      });
+      stream = (await exec.start({ hijack: hasStdin, stdin: hasStdin, Tty: false })) as Duplex;
+    } catch (err) {
+      throw this.classify(err);
+    }
+
+    const stdout = new CappedOutput(maxOutputBytes);
+    const stderr = new CappedOutput(maxOutputBytes);
+    const flood = floodLimit(maxOutputBytes);
+    let flooded = false;
+    let hostTimedOut = false;
+    let cancelled = false;
+    let killing = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    const kill = (): void => {
+      if (killing) return;
+      killing = true;
+      this.run(`p=$(cat ${pidFile} 2>/dev/null) && kill -9 -$p 2>/dev/null; kill -9 $p 2>/dev/null; true`).catch(() => undefined);
+      timers.push(setTimeout(() => {
+        // The command escaped its session (setsid) and still holds the stream: end it with the container.
+        this.lost = new Error(`sandbox ${this.id} was removed because a command could not be stopped any other way`);
+        stream.destroy();
+        this.stop().catch(() => undefined);
+      }, removeGraceMs));
+    };
+    const sink = (out: CappedOutput): Writable =>
+      new Writable({
+        write(chunk: Buffer, _enc, done): void {
+          out.push(chunk);
+          if (!flooded && stdout.total + stderr.total > flood) {
+            flooded = true;
+            kill();
+          }
+          done();
+        },
+      });
+    const onAbort = (): void => {
+      cancelled = true;
+      kill();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    timers.push(setTimeout(() => {
+      hostTimedOut = true;
+      kill();
+    }, Math.max(timeoutMs, timeoutSec * 1000) + hostKillGraceMs));
+
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.docker.modem.demuxStream(stream, sink(stdout), sink(stderr));
+        stream.once('end', () => resolve());
+        stream.once('close', () => resolve());
+        stream.once('error', (err) => reject(err));
+        if (hasStdin) stream.end(options.stdin);
+      });
+    } catch (err) {
+      if (!killing) throw this.classify(err);
+    } finally {
+      for (const t of timers) clearTimeout(t);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+    if (cancelled) throw new CancelledError('command cancelled');
+    if (this.lost) throw this.lost;
+
+    const exitCode = await this.exitCodeOf(exec);
+    const durationMs = Math.round(performance.now() - started);
+    const timedOut = hostTimedOut || ((exitCode === 137 || exitCode === 124) && durationMs >= timeoutMs);
+    let err = stderr.text();
+    if (flooded) err += `\n[coevolve: command stopped after writing more than ${flood} bytes]\n`;
+    return {
+      stdout: stdout.text(),
+      stderr: err,
+      exitCode: timedOut ? 124 : exitCode,
+      timedOut,
+      truncated: stdout.truncated || stderr.truncated || flooded,
+      durationMs,
+    };
+  }
+
+  async putFiles(files: SandboxFile[], options: { signal?: Cancellation } = {}): Promise<void> {
+    this.ensureUsable();
+    throwIfCancelled(options.signal);
+    if (files.length === 0) return;
+    try {
+      await this.container.putArchive(tarOfFiles(files), { path: this.shape.workdir });
+    } catch (err) {
+      throw this.classify(err);
+    }
+  }
+
+  /** Read through `cat` as root, not getArchive: archive calls see underneath tmpfs mounts such as /tmp. */
+  async getFile(path: string, options: { signal?: Cancellation } = {}): Promise<Buffer | undefined> {
+    this.ensureUsable();
+    throwIfCancelled(options.signal);
+    const full = path.startsWith('/') ? path : `${this.shape.workdir.replace(/\/$/, '')}/${path}`;
+    try {
+      const exec = await this.container.exec({
+        Cmd: ['sh', '-c', '[ -f "$1" ] || exit 3; cat -- "$1"', 'sh', full],
+        AttachStdout: true,
+        AttachStderr: true,
+        User: '0:0',
+      });
+      const stream = (await exec.start({})) as Duplex;
+      const chunks: Buffer[] = [];
+      await new Promise<void>((resolve, reject) => {
+        this.docker.modem.demuxStream(stream, new Writable({ write(c: Buffer, _e, done): void { chunks.push(c); done(); } }), new Writable({ write(_c, _e, done): void { done(); } }));
+        stream.once('end', () => resolve());
+        stream.once('close', () => resolve());
+        stream.once('error', reject);
+      });
+      const code = await this.exitCodeOf(exec);
+      if (code === 3) return undefined;
+      if (code !== 0) throw new Error(`could not read ${full} in sandbox ${this.id} (exit ${code})`);
+      return Buffer.concat(chunks);
+    } catch (err) {
+      throw this.classify(err);
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.onStop();
+    await this.container.remove({ force: true, v: true }).catch(ignoreGone);
+    await this.docker.getVolume(this.id).remove().catch(ignoreGone);
+  }
+
+  /** Runs a helper command as root with no wrapper and waits for it. */
+  private async run(command: string): Promise<void> {
+    const exec = await this.container.exec({ Cmd: ['sh', '-c', command], AttachStdout: true, AttachStderr: true, User: '0:0' });
+    const stream = (await exec.start({})) as Duplex;
+    stream.resume();
+    await new Promise<void>((resolve) => {
+      stream.once('end', () => resolve());
+      stream.once('close', () => resolve());
+      stream.once('error', () => resolve());
+    });
+  }
+
+  private async exitCodeOf(exec: Docker.Exec): Promise<number> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      try {
+        const info = await exec.inspect();
+        if (!info.Running) return info.ExitCode ?? 137;
+      } catch (err) {
+        if (this.stopped || this.lost) return 137;
+        throw this.classify(err);
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return 137;
+  }
+
+  private ensureUsable(): void {
+    if (this.lost) throw this.lost;
+    if (this.stopped) throw new Error(`sandbox ${this.id} is stopped`);
+  }
+
+  private classify(err: unknown): unknown {
+    if (isConnectionError(err)) {
+      this.lost = new SandboxHostLostError(this.host, err);
+      return this.lost;
+    }
+    return err;
+  }
+}
+
+function ignoreGone(err: unknown): void {
+  const code = (err as { statusCode?: number }).statusCode;
+  if (code !== 404 && code !== 409 && !isConnectionError(err)) throw err;
+}

@@ -1,0 +1,45 @@
+import Docker from 'dockerode';
+import { limitsSchema } from '../../../src/core/spec/environment.js';
+import type { SandboxRequest } from '../../../src/core/ports/sandbox.js';
+
+/** Everything an integration test creates carries this label, so the tests can prove nothing is left behind. */
+export const testLabels = { 'coevolve.test': '1' };
+
+export const busyboxImage = 'coevolve/busybox:latest';
+export const debianImage = 'coevolve/debian:bookworm';
+
+/** Undefined when the local Docker engine answers and has the image; otherwise why not. */
+export async function dockerProblem(image = busyboxImage): Promise<string | undefined> {
+  const docker = new Docker();
+  try {
+    await docker.ping();
+  } catch (err) {
+    return `no Docker engine (${(err as Error).message})`;
+  }
+  try {
+    await docker.getImage(image).inspect();
+  } catch {
+    return `image ${image} missing; run \`node dist/cli.js sandbox build-image\` (or .ci/images.sh)`;
+  }
+  return undefined;
+}
+
+export async function leftovers(docker = new Docker()): Promise<{ containers: string[]; volumes: string[] }> {
+  const filters = { label: ['coevolve.test=1'] };
+  const containers = (await docker.listContainers({ all: true, filters })).map((c) => c.Names[0] ?? c.Id);
+  const volumes = ((await docker.listVolumes({ filters })).Volumes ?? []).map((v) => v.Name);
+  return { containers, volumes };
+}
+
+export function requestFor(over: Partial<SandboxRequest> = {}): SandboxRequest {
+  return {
+    image: busyboxImage,
+    workdir: '/workspace',
+    files: [],
+    setup: [],
+    env: {},
+    limits: limitsSchema.parse({}),
+    labels: { 'coevolve.run': 'test-run', 'coevolve.rollout': 'r1' },
+    ...over,
+  };
+}
