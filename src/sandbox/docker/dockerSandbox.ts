@@ -157,7 +157,8 @@ export class DockerSandbox implements Sandbox {
     throwIfCancelled(options.signal);
     if (files.length === 0) return;
     try {
-      await this.container.putArchive(tarOfFiles(files), { path: this.shape.workdir });
+      // tar-stream packs are streamx streams; docker-modem only pipes them, which streamx supports.
+      await this.container.putArchive(tarOfFiles(files) as unknown as NodeJS.ReadableStream, { path: this.shape.workdir });
     } catch (err) {
       throw this.classify(err);
     }
