@@ -1,0 +1,96 @@
+import type { Rng } from '../../core/ports/rng.js';
+import { hashString } from '../../core/ports/rng.js';
+import type { EnvironmentSpec } from '../../core/spec/environment.js';
+import type { FamilyPlaybook } from '../agent/playbook.js';
+
+/** The five difficulty axes every built-in family exposes, so operators and dashboards treat families alike. */
+export const knobNames = ['horizon', 'hiddenState', 'feedback', 'distractors', 'strictness'] as const;
+export type KnobName = (typeof knobNames)[number];
+export type Knobs = Record<KnobName, number>;
+
+export interface KnobDef {
+  min: number;
+  max: number;
+  description: string;
+  /** Which way makes the task harder: feedback gets harder as it goes down, the rest as they go up. */
+  harder: 'up' | 'down';
+  /** Value at level 1 and at `maxLevel`; levels in between interpolate. */
+  atLevel1: number;
+  atMaxLevel: number;
+}
+
+export interface GenerateInput {
+  /** Difficulty level 1..maxLevel; ignored for knobs given in `knobs`. */
+  level?: number;
+  knobs?: Partial<Knobs>;
+}
+
+export interface TaskFamily {
+  name: string;
+  title: string;
+  maxLevel: number;
+  knobs: Record<KnobName, KnobDef>;
+  skills: string[];
+  /** A complete, valid spec; its content and id are functions of the knobs and the numbers drawn from `rng`. */
+  generate(input: GenerateInput, rng: Rng): EnvironmentSpec;
+  /** What the built-in agent knows of this kind of task (how to ask, explore and solve). Never hidden values. */
+  playbook: FamilyPlaybook;
+}
+
+/** The knob definitions shared by all families: the same axes, with the same ranges, so levels are comparable. */
+export const standardKnobs: Record<KnobName, KnobDef> = {
+  horizon: { min: 1, max: 4, harder: 'up', atLevel1: 1, atMaxLevel: 4, description: 'Dependent steps the output needs (1..4).' },
+  hiddenState: { min: 0, max: 3, harder: 'up', atLevel1: 1, atMaxLevel: 3, description: 'Facts only the user knows, left out of the instruction (0..3).' },
+  feedback: { min: 0, max: 2, harder: 'down', atLevel1: 2, atMaxLevel: 0, description: 'Public format checker: 2 = verbose check.sh, 1 = terse, 0 = none.' },
+  distractors: { min: 0, max: 6, harder: 'up', atLevel1: 0, atMaxLevel: 6, description: 'Decoy files that look like the real input (0..6).' },
+  strictness: { min: 0, max: 2, harder: 'up', atLevel1: 0, atMaxLevel: 2, description: 'Verifier tolerance: 0 = order and spacing free, 1 = order matters, 2 = byte-exact.' },
+};
+
+export const standardMaxLevel = 5;
+
+/** Knob values of a level, overridden by explicit knobs, clamped to each knob's bounds. */
+export function resolveKnobs(family: Pick<TaskFamily, 'knobs' | 'maxLevel' | 'name'>, input: GenerateInput): Knobs {
+  const level = input.level ?? 1;
+  if (!Number.isInteger(level) || level < 1 || level > family.maxLevel) {
+    throw new Error(`family ${family.name}: level ${level} is out of range; use an integer 1..${family.maxLevel}`);
+  }
+  const t = family.maxLevel === 1 ? 0 : (level - 1) / (family.maxLevel - 1);
+  const out = {} as Knobs;
+  for (const name of knobNames) {
+    const def = family.knobs[name];
+    const given = input.knobs?.[name];
+    const value = given ?? Math.round(def.atLevel1 + (def.atMaxLevel - def.atLevel1) * t);
+    out[name] = Math.min(def.max, Math.max(def.min, Math.round(value)));
+  }
+  return out;
+}
+
+/** Difficulty on the 1..maxLevel scale implied by knobs: the mean position of each knob between its level-1 and max-level values. */
+export function difficultyOf(family: Pick<TaskFamily, 'knobs' | 'maxLevel'>, knobs: Knobs): number {
+  const parts = knobNames.map((name) => {
+    const def = family.knobs[name];
+    const span = def.atMaxLevel - def.atLevel1;
+    return span === 0 ? 0 : (knobs[name] - def.atLevel1) / span;
+  });
+  const mean = parts.reduce((s, p) => s + p, 0) / parts.length;
+  return Math.min(100, Math.max(0, Math.round((1 + (family.maxLevel - 1) * mean) * 10) / 10));
+}
+
+const knobLetters: Record<KnobName, string> = { horizon: 'h', hiddenState: 's', feedback: 'f', distractors: 'd', strictness: 't' };
+
+/** Readable and deterministic: the family, the knob settings (h2s1f1d3t1) and a hash of knobs + content seed. */
+export function environmentId(family: string, knobs: Knobs, contentSeed: number): string {
+  const code = knobNames.map((k) => `${knobLetters[k]}${knobs[k]}`).join('');
+  const hash = hashString(`${family}/${code}/${contentSeed}`).toString(16).padStart(8, '0');
+  return `${family}-${code}-${hash}`;
+}
+
+/** A seed for one generated spec, drawn from the caller's stream so the caller controls reproducibility. */
+export function drawContentSeed(rng: Rng): number {
+  return rng.int(0, 2 ** 31 - 1);
+}
+
+/** Which facts the instruction leaves out: the first `hiddenState` of a seeded shuffle. */
+export function chooseHidden<T extends { id: string }>(facts: readonly T[], hiddenState: number, rng: Rng): Set<string> {
+  return new Set(rng.shuffle(facts).slice(0, Math.min(hiddenState, facts.length)).map((f) => f.id));
+}
