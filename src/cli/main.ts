@@ -1,6 +1,7 @@
 // The headless CLI. Each command lives in src/cli/commands/<name>.ts and registers itself on the program here.
 import { Command } from 'commander';
 import { toolVersion } from '../core/version.js';
+import { registerSandboxCommand } from './commands/sandbox.js';
 import { reportAndExit } from './errors.js';
 
 const program = new Command()
@@ -10,5 +11,6 @@ const program = new Command()
   .option('--verbose', 'print stack traces and debug output');
 
 // Command registrations (one line each; keep sorted):
+registerSandboxCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => reportAndExit(err, program.opts<{ verbose?: boolean }>().verbose ?? false));
