@@ -1,9 +1,16 @@
-import * as vscode from 'vscode';
+// The extension host entry: a linear script of small activateX() steps, each pushing what it creates into
+// context.subscriptions so deactivation cleans up by itself.
+import type * as vscode from 'vscode';
+import { toolVersion } from '../core/version.js';
+import type { CoevolveApi } from './api.js';
+import { activateLog } from './log/activateLog.js';
+import { activateRunsView } from './runs/activateRunsView.js';
 
-export function activate(context: vscode.ExtensionContext): void {
-  const log = vscode.window.createOutputChannel('Coevolve', { log: true });
-  context.subscriptions.push(log);
-  log.info('Coevolve activated');
+export function activate(context: vscode.ExtensionContext): CoevolveApi {
+  const log = activateLog(context);
+  const runsProvider = activateRunsView(context);
+  log.info(`Coevolve ${toolVersion} activated`);
+  return { version: toolVersion, runsProvider, log };
 }
 
 export function deactivate(): void {}

@@ -98,12 +98,12 @@ export const runConfigSchema = z
     concurrency: z.number().int().min(1).max(1024).default(4).describe('Rollouts played at once.'),
     sandbox: z
       .strictObject({
-        backend: z.enum(['docker', 'bwrap', 'process']).default('docker').describe('Sandbox backend; "process" is unsandboxed and for development only.'),
+        backend: z.enum(['auto', 'docker', 'bwrap', 'process']).default('auto').describe('Sandbox backend. "auto" uses Docker when it answers and has the image, else bubblewrap; "process" is unsandboxed and for development only.'),
         hosts: z.array(dockerHostSchema).max(64).default([]).describe('Docker hosts of the pool; empty means DOCKER_HOST or the local socket.'),
         warmPool: z.number().int().min(0).max(256).default(0).describe('Pre-started sandboxes kept per image.'),
         rootfs: z.string().optional().describe('bwrap only: the rootfs folder (default: exported base image or the host /usr).'),
       })
-      .default({ backend: 'docker', hosts: [], warmPool: 0 })
+      .default({ backend: 'auto', hosts: [], warmPool: 0 })
       .describe('Where rollouts run.'),
     budgets: z
       .strictObject({

@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { runCoevolution, type RunOutcome } from '../../core/evolution/controller.js';
+import { systemClock } from '../../core/ports/clock.js';
+import { loadRunConfig, SpecError } from '../../core/spec/load.js';
+import type { RunConfig } from '../../core/spec/run.js';
+import { toolVersion } from '../../core/version.js';
+import { loadRunHistory } from '../../store/runHistory.js';
+import { readManifest } from '../../store/runReader.js';
+import { RunWriter } from '../../store/runWriter.js';
+import { UserError } from '../errors.js';
+import { composeRoles, type CacheMode } from '../run/composeRoles.js';
+import { loadPopulation } from '../run/population.js';
+import { createProgressReporter } from '../run/progress.js';
+import { buildReport, formatReportMarkdown } from '../run/report.js';
+import { selectBackend } from '../run/selectBackend.js';
+import { processTrainerHook } from '../run/trainerHook.js';
+
+interface RunFlags {
+  out?: string;
+  seed?: string;
+  llm?: string;
+  model?: string;
+  cache?: CacheMode;
+  cacheDir?: string;
+  backend?: RunConfig['sandbox']['backend'];
+  concurrency?: string;
+  generations?: string;
+  fallbackProcess?: boolean;
+  json?: boolean;
+}
+
+export function registerRunCommands(program: Command): void {
+  program
+    .command('run')
+    .description('Run a co-evolution from a *.run.yaml (built-in roles need no model and no key).')
+    .argument('<run.yaml>', 'run config')
+    .option('--out <dir>', 'folder for the run directory (default: the config\'s `output`, relative to the current folder)')
+    .option('--seed <n>', 'override the seed')
+    .option('--llm <url>', 'put every role on this OpenAI-compatible endpoint (e.g. http://127.0.0.1:8000/v1)')
+    .option('--model <name>', 'model name for --llm')
+    .option('--cache <mode>', 'request cache: off, rw or replay (replay makes no network call and fails on a miss)', 'rw')
+    .option('--cache-dir <dir>', 'request cache folder (default: .coevolve/cache in the current folder)')
+    .option('--backend <name>', 'sandbox backend: auto, docker, bwrap or process (unsandboxed)')
+    .option('--concurrency <n>', 'rollouts at once')
+    .option('--generations <n>', 'override the number of generations')
+    .option('--fallback-process', 'with backend auto: use the unsandboxed process backend when neither Docker nor bubblewrap is available')
+    .action(async (file: string, flags: RunFlags) => {
+      const configPath = resolve(file);
+      const config = applyOverrides(readRunConfig(configPath), flags);
+      const outputDir = resolve(flags.out ?? config.output);
+      const runId = randomUUID().slice(0, 8);
+      const seeds = await loadPopulation(config, dirname(configPath));
+      const cast = composeRoles(config, { cacheMode: flags.cache ?? 'rw', cacheDir: resolve(flags.cacheDir ?? '.coevolve/cache') });
+      const writer = RunWriter.create(outputDir, {
+        runId,
+        name: config.name,
+        seed: config.seed,
+        toolVersion,
+        startedAt: new Date().toISOString(),
+        config,
+        configPath,
+        roles: cast.labels,
+      });
+      await execute(writer, config, seeds, cast, flags, undefined);
+    });
+
+  program
+    .command('resume')
+    .description('Continue a run that was stopped or killed; finished rollouts are kept, unfinished ones replayed.')
+    .argument('<runDir>', 'run directory')
+    .option('--cache <mode>', 'request cache: off, rw or replay', 'rw')
+    .option('--cache-dir <dir>', 'request cache folder (default: .coevolve/cache in the current folder)')
+    .option('--backend <name>', 'sandbox backend override')
+    .option('--fallback-process', 'with backend auto: allow the unsandboxed process backend')
+    .action(async (dir: string, flags: RunFlags) => {
+      const runDir = resolve(dir);
+      const manifest = readManifest(runDir);
+      const config = applyOverrides(manifest.config, { ...flags, concurrency: undefined, generations: undefined, seed: undefined });
+      const seeds = await loadPopulation(config, manifest.configPath ? dirname(manifest.configPath) : process.cwd());
+      const cast = composeRoles(config, { cacheMode: flags.cache ?? 'rw', cacheDir: resolve(flags.cacheDir ?? '.coevolve/cache') });
+      const history = loadRunHistory(runDir);
+      const writer = RunWriter.reopen(runDir);
+      await execute(writer, config, seeds, cast, flags, history);
+    });
+
+  program
+    .command('report')
+    .description('Per-generation metrics of a run: a markdown table, or JSON with --json.')
+    .argument('<runDir>', 'run directory')
+    .option('--json', 'print JSON ({ run, generations: [...] })')
+    .action((dir: string, flags: { json?: boolean }) => {
+      const report = buildReport(resolve(dir));
+      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReportMarkdown(report));
+    });
+}
+
+async function execute(
+  writer: RunWriter,
+  config: RunConfig,
+  seeds: Awaited<ReturnType<typeof loadPopulation>>,
+  cast: ReturnType<typeof composeRoles>,
+  flags: RunFlags,
+  history: ReturnType<typeof loadRunHistory> | undefined,
+): Promise<void> {
+  const images = [...seeds.environments.map((e) => e.sandbox.image)];
+  const choice = await selectBackend(config.sandbox, images, {
+    allowProcessFallback: flags.fallbackProcess ?? false,
+    labels: { 'coevolve.run': writer.manifest.runId },
+    warn: (m) => process.stderr.write(`warning: ${m}\n`),
+  });
+  const rel = relative(process.cwd(), writer.runDir) || '.';
+  process.stderr.write(`coevolve ${toolVersion}: ${history ? 'resuming' : 'starting'} run ${writer.manifest.runId} (${config.name}) → ${rel}\n`);
+  process.stderr.write(`  sandbox: ${choice.name} (${choice.reason})\n  roles: ${Object.entries(cast.labels).map(([k, v]) => `${k} = ${v}`).join('; ')}\n`);
+  if (choice.name === 'process') process.stderr.write('  WARNING: commands run UNSANDBOXED on this machine (process backend).\n');
+
+  const abort = new AbortController();
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write('\nstopping: finishing cleanly (sandboxes are removed; `coevolve resume` continues). Ctrl-C again to quit now.\n');
+      abort.abort(new Error('stopped by the user'));
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  const progress = createProgressReporter();
+  let outcome: RunOutcome;
+  try {
+    outcome = await runCoevolution({
+      config,
+      recorder: writer,
+      backend: choice.backend,
+      roles: cast.roles,
+      seeds,
+      ...(history ? { history } : {}),
+      hook: processTrainerHook,
+      clock: systemClock,
+      signal: abort.signal,
+      onProgress: progress.onProgress,
+    });
+  } catch (err) {
+    await writer.append({ type: 'run.finished', status: 'failed', message: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
+    throw err;
+  } finally {
+    progress.stop();
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+    await choice.backend.dispose().catch(() => undefined);
+    await writer.close();
+  }
+  process.stdout.write(`\n${formatReportMarkdown(buildReport(writer.runDir))}`);
+  const verb = outcome.status === 'completed' ? 'finished' : 'stopped (resume with `coevolve resume ' + rel + '`)';
+  process.stdout.write(`\nrun ${verb}: ${rel}\n`);
+  if (outcome.status === 'stopped') process.exitCode = 130;
+}
+
+function readRunConfig(path: string): RunConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UserError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    return loadRunConfig(text, relative(process.cwd(), path) || path);
+  } catch (err) {
+    if (err instanceof SpecError) throw new UserError(err.message);
+    throw err;
+  }
+}
+
+function applyOverrides(config: RunConfig, flags: RunFlags): RunConfig {
+  const out: RunConfig = structuredClone(config);
+  const int = (v: string, what: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new UserError(`${what} must be a non-negative integer, got "${v}"`);
+    return n;
+  };
+  if (flags.seed !== undefined) out.seed = int(flags.seed, '--seed');
+  if (flags.concurrency !== undefined) out.concurrency = Math.max(1, int(flags.concurrency, '--concurrency'));
+  if (flags.generations !== undefined) out.generations = Math.max(1, int(flags.generations, '--generations'));
+  if (flags.backend !== undefined) {
+    if (!['auto', 'docker', 'bwrap', 'process'].includes(flags.backend)) throw new UserError(`--backend must be auto, docker, bwrap or process, got "${flags.backend}"`);
+    out.sandbox.backend = flags.backend;
+  }
+  if (flags.cache !== undefined && !['off', 'rw', 'replay'].includes(flags.cache)) throw new UserError(`--cache must be off, rw or replay, got "${flags.cache}"`);
+  if (flags.llm !== undefined) {
+    if (!flags.model) throw new UserError('--llm needs --model NAME (the model the endpoint serves)');
+    out.endpoints = [
+      ...out.endpoints.filter((e) => e.name !== 'cli'),
+      { name: 'cli', baseUrls: [flags.llm], maxConcurrency: 8, timeoutMs: 120_000, maxRetries: 4, prices: {} },
+    ];
+    const role = { kind: 'llm' as const, endpoint: 'cli', model: flags.model, temperature: 0.7, maxTokens: 1024 };
+    out.roles = { agent: role, user: role, designer: role, judge: role };
+  }
+  return out;
+}

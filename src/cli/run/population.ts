@@ -1,0 +1,67 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { createRng } from '../../core/ports/rng.js';
+import type { EnvironmentSpec } from '../../core/spec/environment.js';
+import { loadEnvironment, loadUser, SpecError } from '../../core/spec/load.js';
+import type { RunConfig } from '../../core/spec/run.js';
+import type { UserProfile } from '../../core/spec/user.js';
+import { builtinFamilies } from '../../builtin/families/registry.js';
+import { seedUsers } from '../../builtin/user/seedUsers.js';
+import { UserError } from '../errors.js';
+
+/**
+ * The initial population of a run: spec files named by the config (files or folders, relative to the config) plus
+ * built-in families generated at the configured level. A run with no users gets the built-in seed users.
+ */
+export async function loadPopulation(config: RunConfig, baseDir: string): Promise<{ environments: EnvironmentSpec[]; users: UserProfile[] }> {
+  const environments: EnvironmentSpec[] = [];
+  const users: UserProfile[] = [];
+  for (const p of config.population.environments) for (const f of specFiles(resolve(baseDir, p), '.env.yaml')) environments.push(read(f, loadEnvironment));
+  for (const p of config.population.users) for (const f of specFiles(resolve(baseDir, p), '.user.yaml')) users.push(read(f, loadUser));
+  for (const name of config.population.builtinFamilies) {
+    const family = builtinFamilies.find((f) => f.name === name);
+    if (!family) throw new UserError(`unknown built-in family "${name}"; available: ${builtinFamilies.map((f) => f.name).join(', ')}`);
+    const level = Math.min(config.population.builtinLevel, family.maxLevel);
+    environments.push(family.generate({ level }, createRng(`${config.seed}/seed/${name}/${level}`)));
+  }
+  if (users.length === 0) users.push(...seedUsers());
+  const dup = firstDuplicate(environments.map((e) => e.id)) ?? firstDuplicate(users.map((u) => u.id));
+  if (dup) throw new UserError(`the population has two specs with id "${dup}"; ids must be unique`);
+  if (environments.length === 0) throw new UserError('the population is empty: add environment files or builtinFamilies to the run config');
+  return { environments, users };
+}
+
+function specFiles(path: string, suffix: string): string[] {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new UserError(`population path not found: ${relative(process.cwd(), path) || path}`);
+  }
+  if (st.isFile()) return [path];
+  const out: string[] = [];
+  for (const name of readdirSync(path).sort()) {
+    const full = join(path, name);
+    if (statSync(full).isDirectory()) out.push(...specFiles(full, suffix));
+    else if (name.endsWith(suffix)) out.push(full);
+  }
+  return out;
+}
+
+function read<T>(file: string, load: (text: string, file: string) => T): T {
+  try {
+    return load(readFileSync(file, 'utf8'), relative(process.cwd(), file) || file);
+  } catch (err) {
+    if (err instanceof SpecError) throw new UserError(err.message);
+    throw err;
+  }
+}
+
+function firstDuplicate(ids: string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) return id;
+    seen.add(id);
+  }
+  return undefined;
+}

@@ -1,0 +1,97 @@
+import type { Cancellation } from '../ports/cancellation.js';
+import type { Clock } from '../ports/clock.js';
+import type { Usage } from '../ports/model.js';
+import type { Rng } from '../ports/rng.js';
+import type { SandboxBackend } from '../ports/sandbox.js';
+import type { Roles } from '../roles/ports.js';
+import { playRollout } from '../rollout/engine.js';
+import type { RolloutRecord } from '../rollout/trajectory.js';
+import type { AgentConfig } from '../spec/agent.js';
+import type { RunConfig } from '../spec/run.js';
+import type { Archive } from './archive.js';
+
+export interface AgentUpdate {
+  fromId: string;
+  toId: string;
+  change: string;
+  promoted: boolean;
+  heldOut?: { incumbent: number; candidate: number };
+  candidate?: AgentConfig;
+  usage?: Usage;
+}
+
+const heldOutPairs = 3;
+const heldOutTrials = 2;
+/** The candidate must beat the incumbent by this much mean reward on held-out pairs (a backtest, not a vote). */
+const promotionMargin = 0.02;
+
+/**
+ * Evolves the agent without touching weights: the agent evolver proposes a candidate from failed trajectories
+ * (built-in: gene mutation; LLM: a reflective playbook update); it is promoted only if it wins on held-out pairs.
+ */
+export async function evolveAgent(input: {
+  generation: number;
+  config: RunConfig;
+  current: AgentConfig;
+  records: RolloutRecord[];
+  archive: Archive;
+  roles: Roles;
+  backend: SandboxBackend;
+  clock: Clock;
+  rng: Rng;
+  labels: Record<string, string>;
+  runId: string;
+  signal?: Cancellation;
+}): Promise<AgentUpdate | undefined> {
+  if (!input.config.agent.evolve) return undefined;
+  const failures = input.records
+    .filter((r) => !r.hint && !r.success && r.status !== 'error')
+    .slice(0, 6)
+    .map((r) => ({ env: input.archive.envs.get(r.envId)!, steps: r.steps, reward: r.rewards.total }))
+    .filter((f) => f.env !== undefined);
+  const proposal = await input.roles.agentEvolver.propose({ current: input.current, failures, generation: input.generation, rng: input.rng.fork('propose'), ...(input.signal ? { signal: input.signal } : {}) });
+  if (!proposal.ok) return { fromId: input.current.id, toId: input.current.id, change: `no candidate: ${proposal.reason}`, promoted: false, usage: proposal.usage };
+  const candidate: AgentConfig = { ...proposal.child, id: `agent-g${String(input.generation + 1).padStart(4, '0')}`, lineage: { parent: input.current.id, operator: proposal.operator, generation: input.generation + 1 } };
+
+  // Held-out pairs: active pairs not played this generation when there are enough, so the backtest is out of sample.
+  const played = new Set(input.records.map((r) => r.pairId));
+  const active = input.archive.activePairs().filter((p) => p.lastPlayed >= 0);
+  const unseen = active.filter((p) => !played.has(p.pairId));
+  const pool = unseen.length >= heldOutPairs ? unseen : active;
+  const pairs = input.rng.fork('heldout').shuffle(pool.sort((a, b) => a.pairId.localeCompare(b.pairId))).slice(0, heldOutPairs);
+  if (pairs.length === 0) return { fromId: input.current.id, toId: input.current.id, change: 'no held-out pairs yet', promoted: false };
+
+  const score = async (agent: AgentConfig, tag: string): Promise<number> => {
+    let total = 0, n = 0;
+    for (const pair of pairs) {
+      for (let t = 0; t < heldOutTrials; t++) {
+        const env = input.archive.envs.get(pair.envId)!;
+        const user = input.archive.users.get(pair.userId)!;
+        const r = await playRollout(
+          { runId: input.runId, runSeed: input.config.seed, rolloutId: `g${input.generation}-heldout-${pair.pairId}-t${t}`, generation: input.generation, pairId: pair.pairId, trial: t, hint: false, env, user, agent },
+          { backend: input.backend, roles: input.roles, budgets: input.config.budgets, rewardWeights: input.config.reward, clock: input.clock, labels: { ...input.labels, 'coevolve.purpose': `heldout-${tag}` }, ...(input.signal ? { signal: input.signal } : {}) },
+        );
+        total += r.rewards.total;
+        n++;
+      }
+    }
+    return n ? total / n : 0;
+  };
+  // The same rollout ids for both agents: each faces exactly the same user and environment randomness.
+  const incumbent = await score(input.current, 'incumbent');
+  const challenger = await score(candidate, 'candidate');
+  const promoted = challenger > incumbent + promotionMargin;
+  return {
+    fromId: input.current.id,
+    toId: promoted ? candidate.id : input.current.id,
+    change: proposal.operator,
+    promoted,
+    heldOut: { incumbent: round4(incumbent), candidate: round4(challenger) },
+    candidate,
+    usage: proposal.usage,
+  };
+}
+
+function round4(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}

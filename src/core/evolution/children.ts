@@ -1,0 +1,158 @@
+import type { Cancellation } from '../ports/cancellation.js';
+import type { Clock } from '../ports/clock.js';
+import type { Rng } from '../ports/rng.js';
+import type { SandboxBackend } from '../ports/sandbox.js';
+import type { Direction, Roles } from '../roles/ports.js';
+import { playRollout } from '../rollout/engine.js';
+import { agentConfigSchema, type AgentConfig } from '../spec/agent.js';
+import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment.js';
+import type { RunConfig } from '../spec/run.js';
+import { userProfileSchema, type UserProfile } from '../spec/user.js';
+import type { PairStatsFull } from '../metrics/pairStats.js';
+import type { Archive, PairEntry } from './archive.js';
+import { environmentFingerprint } from './fingerprint.js';
+import { realismProblems } from './realism.js';
+import { validateEnvironment } from './validateEnvironment.js';
+
+export interface ChildOutcome {
+  kind: 'environment' | 'user';
+  id: string;
+  parent: string;
+  operator: string;
+  accepted: boolean;
+  /** Short machine-readable reason class ("oracle_failed", "duplicate", ...) and the human detail. */
+  reason?: string;
+  detail?: string;
+  /** The parent pair's success rate was in the band, for frontier yield. */
+  parentInBand: boolean;
+}
+
+export interface ChildContext {
+  generation: number;
+  config: RunConfig;
+  archive: Archive;
+  roles: Roles;
+  backend: SandboxBackend;
+  clock: Clock;
+  rng: Rng;
+  labels: Record<string, string>;
+  runId: string;
+  signal?: Cancellation;
+}
+
+/**
+ * Parents in order of need: too easy first (they must get harder), then hard-without-regret (easier),
+ * then the frontier by fitness (ACCEL-style small edits of the most useful pairs).
+ */
+export function chooseParents(stats: PairStatsFull[], count: number): { stats: PairStatsFull; direction: Direction }[] {
+  const easy = stats.filter((s) => s.class === 'too_easy').sort((a, b) => b.successRate - a.successRate || a.pairId.localeCompare(b.pairId));
+  const hard = stats.filter((s) => s.class === 'too_hard').sort((a, b) => a.successRate - b.successRate || a.pairId.localeCompare(b.pairId));
+  const frontier = stats.filter((s) => s.class === 'frontier').sort((a, b) => b.fitness - a.fitness || a.pairId.localeCompare(b.pairId));
+  const ordered = [
+    ...easy.map((s) => ({ stats: s, direction: 'harder' as const })),
+    ...hard.map((s) => ({ stats: s, direction: 'easier' as const })),
+    ...frontier.map((s) => ({ stats: s, direction: 'harder' as const })),
+  ];
+  const out: { stats: PairStatsFull; direction: Direction }[] = [];
+  for (let i = 0; out.length < count && ordered.length > 0 && i < count * 2; i++) out.push(ordered[i % ordered.length]!);
+  return out;
+}
+
+/** Proposes, validates and admits children; every rejection comes back with its reason. */
+export async function evolvePopulation(ctx: ChildContext, stats: PairStatsFull[]): Promise<{ outcomes: ChildOutcome[]; fresh: PairEntry[] }> {
+  const parents = chooseParents(stats, ctx.config.population.childrenPerGeneration);
+  const outcomes: ChildOutcome[] = [];
+  const fresh: PairEntry[] = [];
+  const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
+  for (const [i, parent] of parents.entries()) {
+    const rng = ctx.rng.fork(`child-${i}`);
+    const env = ctx.archive.envs.get(parent.stats.envId);
+    const user = ctx.archive.users.get(parent.stats.userId);
+    if (!env || !user) continue;
+    const parentInBand = parent.stats.class === 'frontier';
+    const pairStats = { successRate: parent.stats.successRate, regret: parent.stats.regret, plays: parent.stats.plays, meanReward: parent.stats.meanReward };
+    // Mostly environments; users evolve too, but more slowly, as in EAU-style co-evolution.
+    const evolveUser = rng.chance(0.3);
+    if (!evolveUser) {
+      const proposal = await ctx.roles.designer.propose({ parent: env, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      if (!proposal.ok) {
+        outcomes.push({ kind: 'environment', id: `${env.id}~${proposal.operator}`, parent: env.id, operator: proposal.operator, accepted: false, reason: 'designer_failed', detail: proposal.reason, parentInBand });
+        continue;
+      }
+      const verdict = await admitEnvironment(ctx, proposal.child, fingerprints);
+      outcomes.push({ kind: 'environment', id: proposal.child.id, parent: env.id, operator: proposal.operator, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }), parentInBand });
+      if (verdict.ok) {
+        fingerprints.add(environmentFingerprint(verdict.spec));
+        ctx.archive.addEnv(verdict.spec);
+        fresh.push(ctx.archive.addPair(verdict.spec.id, user.id, 'child'));
+      }
+    } else {
+      const proposal = await ctx.roles.userEvolver.propose({ parent: user, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      if (!proposal.ok) {
+        outcomes.push({ kind: 'user', id: `${user.id}~${proposal.operator}`, parent: user.id, operator: proposal.operator, accepted: false, reason: 'evolver_failed', detail: proposal.reason, parentInBand });
+        continue;
+      }
+      const verdict = await admitUser(ctx, proposal.child, env);
+      outcomes.push({ kind: 'user', id: proposal.child.id, parent: user.id, operator: proposal.operator, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }), parentInBand });
+      if (verdict.ok) {
+        ctx.archive.addUser(verdict.user);
+        fresh.push(ctx.archive.addPair(env.id, verdict.user.id, 'child'));
+      }
+    }
+  }
+  return { outcomes, fresh };
+}
+
+type Verdict<T> = ({ ok: true } & T) | { ok: false; reason: string; detail: string };
+
+/** A child enters only if the spec is valid, new, its oracle passes and an empty agent fails. */
+async function admitEnvironment(ctx: ChildContext, candidate: EnvironmentSpec, fingerprints: Set<string>): Promise<Verdict<{ spec: EnvironmentSpec }>> {
+  const parsed = environmentSpecSchema.safeParse(candidate);
+  if (!parsed.success) return { ok: false, reason: 'invalid_spec', detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  const spec = parsed.data;
+  if (ctx.archive.envs.has(spec.id)) return { ok: false, reason: 'duplicate', detail: `id ${spec.id} already in the archive` };
+  if (fingerprints.has(environmentFingerprint(spec))) return { ok: false, reason: 'duplicate', detail: 'same task content as an archived environment' };
+  const v = await validateEnvironment(spec, ctx.backend, { labels: ctx.labels, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  if (!v.oraclePassed) return { ok: false, reason: 'oracle_failed', detail: v.details };
+  if (!v.emptyFailed) return { ok: false, reason: 'empty_agent_passed', detail: v.details };
+  return { ok: true, spec };
+}
+
+/** The realism gate: knobs inside human-like bounds, and a reference play that knows the task still satisfies the user. */
+async function admitUser(ctx: ChildContext, candidate: UserProfile, env: EnvironmentSpec): Promise<Verdict<{ user: UserProfile }>> {
+  const parsed = userProfileSchema.safeParse(candidate);
+  if (!parsed.success) return { ok: false, reason: 'invalid_spec', detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  const user = parsed.data;
+  if (ctx.archive.users.has(user.id)) return { ok: false, reason: 'duplicate', detail: `id ${user.id} already in the archive` };
+  const problems = realismProblems(user);
+  if (problems.length > 0) return { ok: false, reason: 'realism_bounds', detail: problems.join('; ') };
+  const record = await playRollout(
+    {
+      runId: ctx.runId,
+      runSeed: ctx.config.seed,
+      rolloutId: `g${ctx.generation}-realism-${user.id}`,
+      generation: ctx.generation,
+      pairId: 'realism',
+      trial: 0,
+      hint: true,
+      env,
+      user,
+      agent: referenceAgent(),
+    },
+    { backend: ctx.backend, roles: ctx.roles, budgets: ctx.config.budgets, rewardWeights: ctx.config.reward, clock: ctx.clock, labels: ctx.labels, ...(ctx.signal ? { signal: ctx.signal } : {}) },
+  );
+  if (!record.success) {
+    return { ok: false, reason: 'realism_unsatisfiable', detail: `a reference play with the hint did not satisfy the user (${record.userRating?.stopReason ?? record.status}: ${record.userRating?.reason ?? record.error ?? ''})` };
+  }
+  return { ok: true, user };
+}
+
+/** The strongest agent we can field without a model: asks everything, explores, verifies, persists. */
+export function referenceAgent(): AgentConfig {
+  return agentConfigSchema.parse({
+    apiVersion: 'coevolve/v1',
+    kind: 'Agent',
+    id: 'reference',
+    genes: { askFirst: 1, questionBudget: 10, explore: 1, verify: 1, idiom: 'shell', persistence: 5 },
+  });
+}

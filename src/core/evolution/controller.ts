@@ -1,0 +1,268 @@
+import pLimit from 'p-limit';
+import { CancelledError, type Cancellation } from '../ports/cancellation.js';
+import type { Clock } from '../ports/clock.js';
+import { createRng } from '../ports/rng.js';
+import type { RunEvent, RunEventBody, RunRecorder } from '../ports/runStore.js';
+import type { SandboxBackend } from '../ports/sandbox.js';
+import type { Roles } from '../roles/ports.js';
+import { playRollout, type RolloutPlan } from '../rollout/engine.js';
+import { summarizeRollout, type RolloutRecord } from '../rollout/trajectory.js';
+import { agentConfigSchema, type AgentConfig } from '../spec/agent.js';
+import { specApiVersion } from '../spec/common.js';
+import type { EnvironmentSpec } from '../spec/environment.js';
+import type { RunConfig } from '../spec/run.js';
+import type { UserProfile } from '../spec/user.js';
+import { inBand } from '../metrics/band.js';
+import { generationMetrics, type GenerationMetrics } from '../metrics/generationMetrics.js';
+import { pairStats, type PairStatsFull } from '../metrics/pairStats.js';
+import { evolveAgent } from './agentEvolution.js';
+import { Archive, type PairEntry } from './archive.js';
+import { evolvePopulation } from './children.js';
+import type { ControllerProgress, RunHistory, TrainerHookRunner } from './controllerPorts.js';
+import { planGeneration } from './plan.js';
+
+export interface ControllerDeps {
+  config: RunConfig;
+  recorder: RunRecorder;
+  backend: SandboxBackend;
+  roles: Roles;
+  seeds: { environments: EnvironmentSpec[]; users: UserProfile[] };
+  /** Present when resuming: what the run directory already holds. */
+  history?: RunHistory;
+  hook?: TrainerHookRunner;
+  clock: Clock;
+  signal?: Cancellation;
+  onProgress?: (p: ControllerProgress) => void;
+}
+
+export interface RunOutcome {
+  status: 'completed' | 'stopped';
+  generationsDone: number;
+  metrics: GenerationMetrics[];
+}
+
+const gen4 = (g: number): string => String(g).padStart(4, '0');
+export const snapshotPath = (g: number): string => `state/g${gen4(g)}.json`;
+
+/**
+ * The co-evolution loop. Every random choice comes from streams derived from (seed, generation, purpose) or
+ * (seed, rollout id), never from completion order, so a run is the same at any concurrency and a killed run
+ * resumed from its directory ends exactly where an uninterrupted one would.
+ */
+export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> {
+  const { config, recorder, clock } = deps;
+  const runId = recorder.manifest.runId;
+  const labels = { 'coevolve.run': runId, 'coevolve.owner-pid': String(process.pid) };
+  const seen = new Set((deps.history?.events ?? []).map(eventKey));
+  const emitOnce = async (body: RunEventBody): Promise<void> => {
+    const key = eventKey(body);
+    if (seen.has(key)) return;
+    seen.add(key);
+    await recorder.append(body);
+  };
+
+  let archive: Archive;
+  let agent: AgentConfig;
+  let startGeneration = 0;
+  const finishedGenerations = (deps.history?.events ?? []).filter((e): e is Extract<RunEvent, { type: 'generation.finished' }> => e.type === 'generation.finished').map((e) => e.generation);
+  const lastFinished = finishedGenerations.length ? Math.max(...finishedGenerations) : -1;
+  const snap = lastFinished >= 0 ? deps.history?.snapshot(lastFinished) : undefined;
+  if (deps.history && snap) {
+    const h = deps.history;
+    archive = Archive.restore(snap, (id) => h.environment(id), (id) => h.user(id));
+    agent = h.agent(snap.agentId);
+    startGeneration = lastFinished + 1;
+    await recorder.append({ type: 'run.resumed', fromGeneration: startGeneration });
+  } else {
+    if (deps.history) await recorder.append({ type: 'run.resumed', fromGeneration: 0 });
+    else await recorder.append({ type: 'run.started', runId });
+    archive = new Archive();
+    agent = agentConfigSchema.parse({
+      apiVersion: specApiVersion,
+      kind: 'Agent',
+      id: 'agent-g0000',
+      genes: config.agent.genes,
+      ...(config.agent.systemPrompt ? { systemPrompt: config.agent.systemPrompt } : {}),
+    });
+    await recorder.writeAgent(agent);
+    for (const e of deps.seeds.environments) {
+      archive.addEnv(e);
+      await recorder.writeEnvironment(e);
+      await emitOnce({ type: 'spec.added', kind: 'environment', id: e.id, parent: e.lineage.parent, operator: e.lineage.operator, generation: 0 });
+    }
+    for (const u of deps.seeds.users) {
+      archive.addUser(u);
+      await recorder.writeUser(u);
+      await emitOnce({ type: 'spec.added', kind: 'user', id: u.id, parent: u.lineage.parent, operator: u.lineage.operator, generation: 0 });
+    }
+    // Seed pairs: every environment with every user, in a fixed order; PLR picks among them.
+    for (const e of deps.seeds.environments) for (const u of deps.seeds.users) archive.addPair(e.id, u.id, 'seed');
+  }
+
+  const allMetrics: GenerationMetrics[] = [];
+  for (let g = startGeneration; g < config.generations; g++) {
+    if (deps.signal?.aborted) return stop(g);
+    const t0 = clock.now();
+    const rng = createRng(`${config.seed}/g${g}`);
+    const pairs = planGeneration(archive, g, config, rng.fork('plan'));
+    await emitOnce({ type: 'generation.started', generation: g, agentId: agent.id, pairs: pairs.map((p) => ({ pairId: p.pairId, envId: p.envId, userId: p.userId, source: p.lastPlayed >= 0 ? 'replay' : p.source })) });
+
+    const plans = pairs.flatMap((p) => rolloutPlans(p, g, archive, agent, config, runId));
+    const records = new Map<string, RolloutRecord>();
+    for (const plan of plans) {
+      const done = deps.history?.rollout(g, plan.rolloutId);
+      if (done) records.set(plan.rolloutId, done);
+    }
+    deps.onProgress?.({ type: 'generation.started', generation: g, generations: config.generations, rollouts: plans.length, alreadyDone: records.size });
+
+    const limit = pLimit(config.concurrency);
+    let done = records.size;
+    const settled = await Promise.allSettled(
+      plans.filter((p) => !records.has(p.rolloutId)).map((plan) =>
+        limit(async () => {
+          if (deps.signal?.aborted) throw new CancelledError();
+          await recorder.append({ type: 'rollout.started', generation: g, rolloutId: plan.rolloutId, pairId: plan.pairId });
+          const record = await playRollout(plan, { backend: deps.backend, roles: deps.roles, budgets: config.budgets, rewardWeights: config.reward, clock, labels, ...(deps.signal ? { signal: deps.signal } : {}) });
+          await recorder.writeRollout(record);
+          const summary = summarizeRollout(record);
+          await recorder.append({ type: 'rollout.finished', summary });
+          records.set(plan.rolloutId, record);
+          deps.onProgress?.({ type: 'rollout.finished', generation: g, done: ++done, total: plans.length, summary });
+        }),
+      ),
+    );
+    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected' && !(s.reason instanceof CancelledError) && !deps.signal?.aborted);
+    if (failure) throw failure.reason;
+    if (deps.signal?.aborted) return stop(g);
+
+    // Score: in plan order, so metrics never depend on completion order.
+    const ordered = plans.map((p) => records.get(p.rolloutId)!);
+    const stats: PairStatsFull[] = pairs.map((p) => pairStats(p, ordered.filter((r) => r.pairId === p.pairId).map(summarizeRollout), config));
+    stats.forEach((s) => archive.record(s.pairId, g, s));
+    const freshPlayed = new Set(archive.fresh);
+    const childrenInBand = stats.filter((s) => freshPlayed.has(s.pairId) && inBand(s.successRate, config.band)).length;
+    archive.fresh = archive.fresh.filter((id) => !pairs.some((p) => p.pairId === id));
+
+    // Select: retire what stayed out of band for two evaluations (too easy: solved; too hard with no regret: broken or hopeless).
+    let retired = 0;
+    for (const p of archive.activePairs()) {
+      if (p.streak.count >= 2 && p.streak.class !== 'frontier') {
+        p.retired = p.streak.class;
+        retired++;
+        await emitOnce({ type: 'spec.retired', kind: 'environment', id: `${p.envId}@${p.pairId}`, reason: p.streak.class, generation: g });
+      }
+    }
+
+    deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving population' });
+    const { outcomes, fresh } = await evolvePopulation({ generation: g, config, archive, roles: deps.roles, backend: deps.backend, clock, rng: rng.fork('children'), labels, runId, ...(deps.signal ? { signal: deps.signal } : {}) }, stats);
+    for (const o of outcomes) {
+      if (o.accepted) {
+        if (o.kind === 'environment') await recorder.writeEnvironment(archive.envs.get(o.id)!);
+        else await recorder.writeUser(archive.users.get(o.id)!);
+        await emitOnce({ type: 'spec.added', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, generation: g + 1 });
+      } else {
+        await emitOnce({ type: 'child.rejected', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, reason: `${o.reason}: ${o.detail ?? ''}`.slice(0, 2000), generation: g });
+      }
+    }
+    archive.fresh.push(...fresh.map((p) => p.pairId));
+    retired += capArchive(archive, config.population.maxArchive);
+    if (deps.signal?.aborted) return stop(g);
+
+    deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving agent' });
+    const update = await evolveAgent({ generation: g, config, current: agent, records: ordered, archive, roles: deps.roles, backend: deps.backend, clock, rng: rng.fork('agent'), labels, runId, ...(deps.signal ? { signal: deps.signal } : {}) });
+    if (update) {
+      if (update.promoted && update.candidate) {
+        agent = update.candidate;
+        await recorder.writeAgent(agent);
+      }
+      await emitOnce({ type: 'agent.updated', generation: g, fromId: update.fromId, toId: update.toId, change: update.change, promoted: update.promoted, ...(update.heldOut ? { heldOut: update.heldOut } : {}) });
+    }
+    if (deps.signal?.aborted) return stop(g);
+
+    if (config.trainerHook && deps.hook && !seen.has(eventKey({ type: 'hook.finished', generation: g, exitCode: 0, durationMs: 0, outputFile: '' }))) {
+      deps.onProgress?.({ type: 'phase', generation: g, phase: 'trainer hook' });
+      const outputPath = await recorder.writeArtifact(`hooks/g${gen4(g)}.log`, '');
+      const r = await deps.hook.run({
+        command: config.trainerHook.command,
+        timeoutSec: config.trainerHook.timeoutSec,
+        outputPath,
+        env: { COEVOLVE_RUN_DIR: recorder.runDir, COEVOLVE_GENERATION: String(g), COEVOLVE_GENERATION_DIR: `${recorder.runDir}/rollouts/g${gen4(g)}` },
+      });
+      await emitOnce({ type: 'hook.finished', generation: g, exitCode: r.exitCode, durationMs: r.durationMs, outputFile: outputPath });
+    }
+
+    const rejections: Record<string, number> = {};
+    for (const o of outcomes) if (!o.accepted && o.reason) rejections[o.reason] = (rejections[o.reason] ?? 0) + 1;
+    const metrics = generationMetrics({
+      index: g,
+      config,
+      records: ordered,
+      pairs: stats,
+      envs: unique(pairs.map((p) => archive.envs.get(p.envId)!)),
+      users: unique(pairs.map((p) => archive.users.get(p.userId)!)),
+      archiveEnvs: archive.activeEnvs(),
+      children: { proposed: outcomes.length, accepted: outcomes.filter((o) => o.accepted).length, inBandChildren: childrenInBand, rejections, added: outcomes.filter((o) => o.accepted).length, retired },
+      agent: { id: agent.id, changed: update?.promoted ?? false, ...(update ? { change: update.change } : {}), genes: agent.genes },
+      durationMs: clock.now() - t0,
+    });
+    await recorder.writeGenerationMetrics(g, metrics);
+    await recorder.writeArtifact(snapshotPath(g), JSON.stringify(archive.snapshot(g, agent.id)));
+    await emitOnce({ type: 'generation.finished', generation: g });
+    allMetrics.push(metrics);
+    deps.onProgress?.({ type: 'generation.finished', generation: g, metrics });
+  }
+  await recorder.append({ type: 'run.finished', status: 'completed' });
+  return { status: 'completed', generationsDone: config.generations, metrics: allMetrics };
+
+  async function stop(g: number): Promise<RunOutcome> {
+    await recorder.append({ type: 'run.finished', status: 'stopped', message: `stopped during generation ${g}; resume to continue` });
+    return { status: 'stopped', generationsDone: g, metrics: allMetrics };
+  }
+}
+
+function rolloutPlans(pair: PairEntry, g: number, archive: Archive, agent: AgentConfig, config: RunConfig, runId: string): RolloutPlan[] {
+  const env = archive.envs.get(pair.envId)!;
+  const user = archive.users.get(pair.userId)!;
+  const base = { runId, runSeed: config.seed, generation: g, pairId: pair.pairId, env, user, agent };
+  const id = (kind: 't' | 'h', t: number): string => `g${gen4(g)}-${pair.pairId}-${kind}${t}`;
+  const plans: RolloutPlan[] = [];
+  for (let t = 0; t < config.k; t++) plans.push({ ...base, rolloutId: id('t', t), trial: t, hint: false });
+  if (env.hint) for (let t = 0; t < config.hintPlays; t++) plans.push({ ...base, rolloutId: id('h', t), trial: t, hint: true });
+  return plans;
+}
+
+/** Keeps the archive within its cap by retiring the lowest-scoring played pairs. */
+function capArchive(archive: Archive, max: number): number {
+  const active = archive.activePairs().filter((p) => p.lastPlayed >= 0).sort((a, b) => a.score - b.score || a.pairId.localeCompare(b.pairId));
+  let retired = 0;
+  while (archive.activePairs().length > max && active.length > 0) {
+    const p = active.shift()!;
+    p.retired = 'archive_full';
+    retired++;
+  }
+  return retired;
+}
+
+function unique<T extends { id: string }>(xs: T[]): T[] {
+  const m = new Map<string, T>();
+  for (const x of xs) if (x) m.set(x.id, x);
+  return [...m.values()];
+}
+
+/** Identity of an event for resume: re-deriving a generation must not append the same fact twice. */
+function eventKey(e: RunEventBody): string {
+  switch (e.type) {
+    case 'spec.added':
+    case 'spec.retired':
+      return `${e.type}|${e.kind}|${e.id}`;
+    case 'child.rejected':
+      return `${e.type}|${e.generation}|${e.id}`;
+    case 'agent.updated':
+    case 'hook.finished':
+    case 'generation.started':
+    case 'generation.finished':
+      return `${e.type}|${e.generation}`;
+    default:
+      return `${e.type}|${Math.random()}`;
+  }
+}

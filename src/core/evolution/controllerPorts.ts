@@ -1,0 +1,30 @@
+import type { PairPlan, RunEvent } from '../ports/runStore.js';
+import type { RolloutRecord, RolloutSummary } from '../rollout/trajectory.js';
+import type { AgentConfig } from '../spec/agent.js';
+import type { EnvironmentSpec } from '../spec/environment.js';
+import type { UserProfile } from '../spec/user.js';
+import type { GenerationMetrics } from '../metrics/generationMetrics.js';
+import type { ArchiveSnapshot } from './archive.js';
+
+/** What a resumed run reads back from its own run directory (implemented by the store). */
+export interface RunHistory {
+  events: RunEvent[];
+  snapshot(generation: number): ArchiveSnapshot | undefined;
+  rollout(generation: number, id: string): RolloutRecord | undefined;
+  environment(id: string): EnvironmentSpec;
+  user(id: string): UserProfile;
+  agent(id: string): AgentConfig;
+}
+
+/** Runs the external trainer between generations (a process; implemented outside the core). */
+export interface TrainerHookRunner {
+  run(input: { command: string[]; env: Record<string, string>; timeoutSec: number; outputPath: string }): Promise<{ exitCode: number; durationMs: number }>;
+}
+
+export type ControllerProgress =
+  | { type: 'generation.started'; generation: number; generations: number; rollouts: number; alreadyDone: number }
+  | { type: 'rollout.finished'; generation: number; done: number; total: number; summary: RolloutSummary }
+  | { type: 'phase'; generation: number; phase: 'evolving population' | 'evolving agent' | 'trainer hook' }
+  | { type: 'generation.finished'; generation: number; metrics: GenerationMetrics };
+
+export type { PairPlan };

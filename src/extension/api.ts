@@ -1,0 +1,12 @@
+import type * as vscode from 'vscode';
+import type { RunsTreeProvider } from './runs/runsTreeProvider.js';
+
+/**
+ * What `activate` returns. The vscode test suites reach the extension's parts through it; it is not a public API
+ * for other extensions.
+ */
+export interface CoevolveApi {
+  version: string;
+  runsProvider: RunsTreeProvider;
+  log: vscode.LogOutputChannel;
+}
