@@ -1,4 +1,6 @@
 import type { SandboxBackend, SandboxBackendName } from '../core/ports/sandbox.js';
+import { BwrapBackend } from './bwrap/bwrapBackend.js';
+import type { BwrapBackendOptions } from './bwrap/bwrapBackend.js';
 import { DockerBackend } from './docker/dockerBackend.js';
 import type { DockerBackendOptions } from './docker/dockerBackend.js';
 import { ProcessBackend } from './process/processBackend.js';
@@ -7,6 +9,7 @@ export interface SandboxBackendOptions {
   /** Warnings a person must see (the process backend is unsandboxed). Defaults to stderr. */
   warn?: (message: string) => void;
   docker?: DockerBackendOptions;
+  bwrap?: BwrapBackendOptions;
 }
 
 export const sandboxBackendNames: readonly SandboxBackendName[] = ['docker', 'bwrap', 'process'];
@@ -18,7 +21,9 @@ export function createSandboxBackend(name: SandboxBackendName, options: SandboxB
       return new ProcessBackend({ warn: options.warn });
     case 'docker':
       return new DockerBackend(options.docker);
+    case 'bwrap':
+      return new BwrapBackend(options.bwrap);
     default:
-      throw new Error(`sandbox backend "${name}" is not available yet in this build; use one of: docker, process`);
+      throw new Error(`unknown sandbox backend "${name}"; use one of: ${sandboxBackendNames.join(', ')}`);
   }
 }

@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, normalize, relative, resolve } from 'node:path';
 import type { SandboxFile } from '../../core/spec/environment.js';
 
-/** Host folders that hold a local sandbox's workspace start with this, so leftovers are easy to recognise. */
+/**
+ * Host folders that hold a local sandbox start with this and the owner's pid, so the reaper can tell leftovers of a
+ * dead run from live sandboxes.
+ */
 export const workspacePrefix = 'coevolve-sbx-';
 
 export async function createWorkspaceDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), workspacePrefix));
+  return mkdtemp(join(tmpdir(), `${workspacePrefix}${process.pid}-`));
 }
 
 /** Parses "755" / "0644" into permission bits; files without a mode get 0644. */

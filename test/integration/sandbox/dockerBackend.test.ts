@@ -3,7 +3,7 @@ import { CancelledError } from '../../../src/core/ports/cancellation.js';
 import { SandboxImageMissingError } from '../../../src/core/ports/sandbox.js';
 import { DockerBackend } from '../../../src/sandbox/docker/dockerBackend.js';
 import { needService } from '../../support/services.js';
-import { dockerProblem, leftovers, requestFor, testLabels } from './dockerHelpers.js';
+import { dockerProblem, leftovers, requestFor, testLabels } from './support.js';
 
 describe('docker backend', function () {
   const backend = new DockerBackend({ labels: testLabels });

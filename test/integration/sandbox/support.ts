@@ -1,6 +1,10 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import Docker from 'dockerode';
 import { limitsSchema } from '../../../src/core/spec/environment.js';
 import type { SandboxRequest } from '../../../src/core/ports/sandbox.js';
+import { rootfsDir, rootfsMarker } from '../../../src/sandbox/images/baseImages.js';
 
 /** Everything an integration test creates carries this label, so the tests can prove nothing is left behind. */
 export const testLabels = { 'coevolve.test': '1' };
@@ -43,3 +47,13 @@ export function requestFor(over: Partial<SandboxRequest> = {}): SandboxRequest {
     ...over,
   };
 }
+
+/** Undefined when bwrap can create its namespaces here and the busybox rootfs is exported; otherwise why not. */
+export async function bwrapProblem(): Promise<string | undefined> {
+  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--unshare-user', '--uid', '65534', 'true']);
+  if (r.error) return `bwrap not installed (${r.error.message})`;
+  if (r.status !== 0) return `bwrap cannot create namespaces here: ${r.stderr.toString().trim()}`;
+  if (!existsSync(join(rootfsDir('busybox'), rootfsMarker))) return 'busybox rootfs missing; run `node dist/cli.js sandbox build-image`';
+  return undefined;
+}
+

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Cancellation } from '../../core/ports/cancellation.js';
+import { throwIfCancelled } from '../../core/ports/cancellation.js';
+import type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
+import type { SandboxFile } from '../../core/spec/environment.js';
+import { rootfsDir, rootfsMarker, variantOfImage } from '../images/baseImages.js';
+import { spawnCommand } from '../local/spawnCommand.js';
+import { createWorkspaceDir, hostPathOf, readIfExists, removeDir, writeWorkspaceFiles } from '../local/workspaceDir.js';
+import { runSetup } from '../setup.js';
+import { CgroupLimits } from './cgroupLimits.js';
+
+export interface BwrapBackendOptions {
+  /** Root folder for every sandbox; default: the exported base image matching the spec's image, else the host /usr. */
+  rootfs?: string;
+  /** Path of the bwrap binary (default: bwrap on PATH). */
+  bwrap?: string;
+  /** Use cgroup v1 memory/pids/cpu limits (default: when running as root and available). */
+  cgroups?: boolean;
+}
+
+/** What a sandbox's root is: an exported image folder, or a read-only view of the host's /usr. */
+type RootView = { kind: 'rootfs'; dir: string } | { kind: 'host-usr' };
+
+/**
+ * One bubblewrap process per command, all sharing a sandbox's host folders for the workspace and /tmp: no network,
+ * private pid/ipc/uts namespaces, uid 65534 in a user namespace, read-only root, rlimits via prlimit and, as root,
+ * cgroup limits. A timeout kills the whole process group; --die-with-parent takes the namespace down with it.
+ */
+export class BwrapBackend implements SandboxBackend {
+  readonly name = 'bwrap' as const;
+  private readonly live = new Set<BwrapSandbox>();
+
+  constructor(private readonly options: BwrapBackendOptions = {}) {}
+
+  rootViewFor(image: string): RootView {
+    if (this.options.rootfs) return { kind: 'rootfs', dir: this.options.rootfs };
+    const variant = variantOfImage(image);
+    if (variant && existsSync(join(rootfsDir(variant), rootfsMarker))) return { kind: 'rootfs', dir: rootfsDir(variant) };
+    return { kind: 'host-usr' };
+  }
+
+  async start(request: SandboxRequest, options: { signal?: Cancellation } = {}): Promise<Sandbox> {
+    throwIfCancelled(options.signal);
+    const view = this.rootViewFor(request.image);
+    if (view.kind === 'rootfs' && !existsSync(join(view.dir, request.workdir))) {
+      throw new Error(`the rootfs ${view.dir} has no ${request.workdir}; bwrap needs the workdir to exist in a read-only root. Create it, or rebuild with \`coevolve sandbox build-image\``);
+    }
+    const dir = await createWorkspaceDir();
+    const id = `bwrap-${randomUUID().slice(0, 8)}`;
+    const useCgroups = this.options.cgroups ?? CgroupLimits.available();
+    let sandbox: BwrapSandbox | undefined;
+    try {
+      await mkdir(join(dir, 'ws'));
+      await mkdir(join(dir, 'tmp'));
+      await chmod(join(dir, 'tmp'), 0o1777);
+      const cgroup = useCgroups ? await CgroupLimits.create(id, request.limits) : undefined;
+      sandbox = new BwrapSandbox(id, dir, view, request, this.options.bwrap ?? 'bwrap', cgroup, () => this.live.delete(sandbox as BwrapSandbox));
+      this.live.add(sandbox);
+      await writeWorkspaceFiles(join(dir, 'ws'), request.files);
+      await runSetup(sandbox, request, options.signal);
+      return sandbox;
+    } catch (err) {
+      if (sandbox) await sandbox.stop();
+      else await removeDir(dir);
+      throw err;
+    }
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.live].map((s) => s.stop()));
+  }
+}
+
+class BwrapSandbox implements Sandbox {
+  readonly backend = 'bwrap' as const;
+  readonly host = 'local';
+  private stopped = false;
+
+  constructor(
+    readonly id: string,
+    private readonly dir: string,
+    private readonly view: RootView,
+    private readonly request: SandboxRequest,
+    private readonly bwrap: string,
+    private readonly cgroup: CgroupLimits | undefined,
+    private readonly onStop: () => void,
+  ) {}
+
+  private get workspace(): string {
+    return join(this.dir, 'ws');
+  }
+
+  exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    if (this.stopped) return Promise.reject(new Error(`sandbox ${this.id} is stopped`));
+    const { limits, workdir } = this.request;
+    const uid = options.privileged ? 0 : 65534;
+    const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: workdir, LANG: 'C.UTF-8', ...this.request.env, ...options.env };
+    const rootArgs = this.view.kind === 'rootfs'
+      ? ['--ro-bind', this.view.dir, '/']
+      : ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin', '--symlink', 'usr/lib', '/lib',
+        '--symlink', 'usr/lib64', '/lib64', ...(existsSync('/etc/alternatives') ? ['--ro-bind', '/etc/alternatives', '/etc/alternatives'] : []),
+        ...(existsSync('/etc/ld.so.cache') ? ['--ro-bind', '/etc/ld.so.cache', '/etc/ld.so.cache'] : [])];
+    const bwrapArgs = [
+      ...rootArgs,
+      '--proc', '/proc', '--dev', '/dev',
+      '--bind', join(this.dir, 'tmp'), '/tmp',
+      '--bind', this.workspace, workdir,
+      '--chdir', options.cwd ?? workdir,
+      '--unshare-all', '--unshare-user', '--uid', String(uid), '--gid', String(uid),
+      '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--hostname', 'sandbox',
+      '--clearenv', ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
+      '--', '/bin/sh', '-c', command,
+    ];
+    // With cgroups the kernel enforces memory exactly; rlimits on address space are the fallback without root.
+    const rlimits = [`--fsize=${limits.diskMb * 1024 * 1024}`, `--nproc=${limits.pids}`, ...(this.cgroup ? [] : [`--as=${limits.memoryMb * 1024 * 1024}`])];
+    const inner = ['prlimit', ...rlimits, '--', this.bwrap, ...bwrapArgs];
+    const argv = this.cgroup ? ['/bin/sh', '-c', `${this.cgroup.joinScript()} && exec "$@"`, 'sh', ...inner] : inner;
+    return spawnCommand({
+      argv,
+      cwd: this.workspace,
+      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
+      stdin: options.stdin,
+      timeoutMs: options.timeoutMs ?? limits.commandTimeoutSec * 1000,
+      maxOutputBytes: options.maxOutputBytes ?? limits.maxOutputBytes,
+      signal: options.signal,
+    });
+  }
+
+  async putFiles(files: SandboxFile[]): Promise<void> {
+    await writeWorkspaceFiles(this.workspace, files);
+  }
+
+  async getFile(path: string): Promise<Buffer | undefined> {
+    const host = hostPathOf(this.workspace, this.request.workdir, path, { '/tmp': join(this.dir, 'tmp') });
+    if (!host) throw new Error(`bwrap sandboxes can only read files under ${this.request.workdir} or /tmp, not ${path}`);
+    return readIfExists(host);
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.onStop();
+    await this.cgroup?.remove();
+    await removeDir(this.dir);
+  }
+}
