@@ -1,6 +1,7 @@
 // Builds the three bundles: extension host (cjs, vscode external), CLI (cjs, node) and the webviews (browser).
 // Type checking is separate (`npm run typecheck`) so builds stay fast.
 import * as esbuild from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -47,4 +48,11 @@ if (watch) {
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
   copyAssets();
+  writeSchemas();
+}
+
+// environments/schemas/*.json are generated from the zod source by the CLI just built (a unit test fails when stale).
+function writeSchemas() {
+  const r = spawnSync(process.execPath, ['dist/cli.js', 'schema', '--out', 'environments/schemas'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error(`writing the JSON Schemas failed (exit ${r.status})`);
 }

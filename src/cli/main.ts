@@ -1,7 +1,10 @@
 // The headless CLI. Each command lives in src/cli/commands/<name>.ts and registers itself on the program here.
 import { Command } from 'commander';
 import { toolVersion } from '../core/version.js';
+import { registerInitCommand } from './commands/init.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
+import { registerSchemaCommand } from './commands/schema.js';
+import { registerValidateCommand } from './commands/validate.js';
 import { reportAndExit } from './errors.js';
 
 const program = new Command()
@@ -11,6 +14,9 @@ const program = new Command()
   .option('--verbose', 'print stack traces and debug output');
 
 // Command registrations (one line each; keep sorted):
+registerInitCommand(program);
 registerSandboxCommand(program);
+registerSchemaCommand(program);
+registerValidateCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => reportAndExit(err, program.opts<{ verbose?: boolean }>().verbose ?? false));
