@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { RunsTreeProvider } from './runs/runsTreeProvider.js';
+import type { RunsTreeProvider } from './runsTree/runsTreeProvider.js';
 
 /**
  * What `activate` returns. The vscode test suites reach the extension's parts through it; it is not a public API

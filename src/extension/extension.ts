@@ -4,7 +4,7 @@ import type * as vscode from 'vscode';
 import { toolVersion } from '../core/version.js';
 import type { CoevolveApi } from './api.js';
 import { activateLog } from './log/activateLog.js';
-import { activateRunsView } from './runs/activateRunsView.js';
+import { activateRunsView } from './runsTree/activateRunsView.js';
 
 export function activate(context: vscode.ExtensionContext): CoevolveApi {
   const log = activateLog(context);
