@@ -52,6 +52,12 @@ const runners = {
   e2e: scriptLayer('e2e'),
 };
 
+// Every layer may run the built CLI or extension; build once up front (esbuild, a few seconds).
+if (run(process.execPath, ['scripts/build.mjs']) !== 0) {
+  console.log('0 passed, 1 failed, 0 skipped');
+  process.exit(1);
+}
+
 for (const layer of selected) {
   if (!runners[layer]) { console.error(`unknown layer ${layer}; layers are ${allLayers.join(', ')}`); process.exit(2); }
   console.log(`\n=== ${layer} ===`);

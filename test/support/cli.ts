@@ -1,0 +1,21 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const cliPath = resolve('dist/cli.js');
+
+/** Runs the built CLI to completion. */
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cliPath, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...process.env, ...options.env },
+    encoding: 'utf8',
+    timeout: options.timeoutMs ?? 600_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { code: r.status ?? (r.signal ? 128 : 1), stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Starts the built CLI in the background (for kill -9 and Ctrl-C tests). */
+export function startCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
+  return spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd ?? process.cwd(), env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
