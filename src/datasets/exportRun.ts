@@ -1,0 +1,351 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
+import type { EnvironmentSpec } from '../core/spec/environment.js';
+import { toolVersion } from '../core/version.js';
+import { curationKey, type CurationState } from '../store/curation.js';
+import { toAtifTrajectory } from './atifExport.js';
+import { toChatJsonl } from './chatJsonl.js';
+import { contentHash } from './contentHash.js';
+import { renderDatasetCard, type ExportFormat } from './datasetCard.js';
+import { renderHarborTask } from './harborTask.js';
+import { lineageRoot } from './lineage.js';
+import { rolloutContent, rolloutMetadata } from './rolloutMetadata.js';
+import { openRunSource, type RunSource } from './runSource.js';
+import { defaultSplitRatios, splitForRoot, splitNames, type SplitName, type SplitRatios } from './splits.js';
+
+export const exportFormats = ['chat-jsonl', 'atif', 'harbor'] as const;
+
+export interface ExportOptions {
+  format: ExportFormat;
+  outDir: string;
+  /** accepted: only what curation accepted; all: everything not rejected. */
+  filter: 'accepted' | 'all';
+  minReward?: number;
+  /** Keep items carrying any of these tags (rollout tags, skills, curation labels). */
+  tags?: string[];
+  families?: string[];
+  generations?: number[];
+  splits?: SplitRatios;
+  /** chat-jsonl: per-assistant-message `weight`. */
+  weights?: boolean;
+  license?: string;
+  /** harbor: FROM of every Dockerfile instead of each environment's sandbox image. */
+  baseImage?: string;
+  /** harbor: append the user's request and facts to instruction.md. */
+  inlineUser?: boolean;
+  /** Replace the files of an earlier export in outDir. */
+  force?: boolean;
+  /** Fixed clock for reproducible dataset cards (tests). */
+  now?: Date;
+}
+
+export interface ExportReport {
+  format: ExportFormat;
+  outDir: string;
+  considered: number;
+  selected: number;
+  duplicates: number;
+  exported: number;
+  perSplit: Record<SplitName, number>;
+  lineages: Record<SplitName, number>;
+  /** Why items were left out, with counts. */
+  excluded: Record<string, number>;
+  files: string[];
+  warnings: string[];
+}
+
+export class ExportError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExportError';
+  }
+}
+
+const zeroSplits = (): Record<SplitName, number> => ({ train: 0, validation: 0, test: 0 });
+const ownedOutputs = ['README.md', 'data', 'trajectories', 'tasks'];
+
+/** Exports one run directory as a dataset folder; see ExportOptions. */
+export function exportRun(runDir: string, options: ExportOptions): ExportReport {
+  const source = openRunSource(runDir);
+  prepareOutDir(options.outDir, options.force ?? false);
+  const ctx = new ExportContext(source, options);
+  if (options.format === 'harbor') exportHarbor(ctx);
+  else exportRollouts(ctx);
+  ctx.writeCard();
+  return ctx.report;
+}
+
+function prepareOutDir(outDir: string, force: boolean): void {
+  if (existsSync(outDir)) {
+    const present = readdirSync(outDir);
+    if (present.length > 0 && !force) {
+      throw new ExportError(`${outDir} is not empty (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', ...' : ''}); choose another --out or pass --force to replace an earlier export`);
+    }
+    // Only what an export writes is removed, so a mistyped --out never wipes unrelated files.
+    for (const name of ownedOutputs) rmSync(join(outDir, name), { recursive: true, force: true });
+  }
+  mkdirSync(outDir, { recursive: true });
+}
+
+class ExportContext {
+  readonly report: ExportReport;
+  private readonly rootMemo = new Map<string, string>();
+  private readonly roots: Record<SplitName, Set<string>> = { train: new Set(), validation: new Set(), test: new Set() };
+  private readonly seen = new Set<string>();
+  private readonly families = new Set<string>();
+  private readonly tagsSeen = new Set<string>();
+  private successful = 0;
+
+  constructor(readonly source: RunSource, readonly options: ExportOptions) {
+    this.report = {
+      format: options.format, outDir: options.outDir, considered: 0, selected: 0, duplicates: 0, exported: 0,
+      perSplit: zeroSplits(), lineages: zeroSplits(), excluded: {}, files: [], warnings: [],
+    };
+    if (source.curation.badLines.length > 0) this.report.warnings.push(`curation.jsonl: ${source.curation.badLines.length} unreadable line(s) skipped (first at line ${source.curation.badLines[0]!.line}: ${source.curation.badLines[0]!.error})`);
+  }
+
+  exclude(reason: string): false {
+    this.report.excluded[reason] = (this.report.excluded[reason] ?? 0) + 1;
+    return false;
+  }
+
+  curation(kind: 'rollout' | 'environment', id: string): CurationState | undefined {
+    return this.source.curation.states.get(curationKey({ kind, id }));
+  }
+
+  splitOf(envId: string): { root: string; split: SplitName } {
+    const root = lineageRoot(envId, this.source.environments, this.rootMemo);
+    const split = splitForRoot(root, this.options.splits ?? defaultSplitRatios);
+    this.roots[split].add(root);
+    return { root, split };
+  }
+
+  /** True the first time a content hash is seen; later copies count as duplicates. */
+  firstOf(content: unknown): boolean {
+    const h = contentHash(content);
+    if (this.seen.has(h)) {
+      this.report.duplicates++;
+      return false;
+    }
+    this.seen.add(h);
+    return true;
+  }
+
+  counted(split: SplitName, env: EnvironmentSpec | undefined, tags: readonly string[], success?: boolean): void {
+    this.report.exported++;
+    this.report.perSplit[split]++;
+    if (env) this.families.add(env.family);
+    for (const t of tags) this.tagsSeen.add(t);
+    if (success) this.successful++;
+  }
+
+  writeFile(rel: string, content: string, mode?: number): void {
+    const path = join(this.options.outDir, rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, content);
+    if (mode !== undefined) chmodSync(path, mode);
+    this.report.files.push(rel);
+  }
+
+  filtersText(): string[] {
+    const o = this.options;
+    const f = [o.filter === 'accepted' ? 'accepted by curation only' : 'everything not rejected by curation'];
+    if (o.minReward !== undefined) f.push(`reward >= ${o.minReward}`);
+    if (o.tags?.length) f.push(`tag in {${o.tags.join(', ')}}`);
+    if (o.families?.length) f.push(`family in {${o.families.join(', ')}}`);
+    if (o.generations?.length) f.push(`generation in {${o.generations.join(', ')}}`);
+    if (o.format !== 'harbor') f.push('rollouts that ended in an infrastructure error are never exported');
+    return f;
+  }
+
+  writeCard(): void {
+    const r = this.report;
+    for (const s of splitNames) r.lineages[s] = this.roots[s].size;
+    const dataFiles: Partial<Record<SplitName, string>> = {};
+    for (const s of splitNames) {
+      if (r.perSplit[s] === 0) continue;
+      dataFiles[s] = this.options.format === 'atif' ? `trajectories/${s}/*.json` : `data/${s}.jsonl`;
+    }
+    const m = this.source.manifest;
+    const card = renderDatasetCard({
+      format: this.options.format,
+      runName: m.name,
+      runId: m.runId,
+      license: this.options.license ?? 'other',
+      dataFiles,
+      counts: {
+        considered: r.considered, selected: r.selected, duplicates: r.duplicates, exported: r.exported, perSplit: r.perSplit, lineages: r.lineages,
+        ...(this.options.format === 'harbor' ? {} : { successful: this.successful }),
+      },
+      filters: this.filtersText(),
+      families: [...this.families].sort(),
+      tags: [...this.tagsSeen].filter((t) => /^[a-z0-9][a-z0-9_-]*$/.test(t)).sort().slice(0, 20),
+      generatedAt: (this.options.now ?? new Date()).toISOString(),
+      toolVersion,
+    });
+    this.writeFile('README.md', card);
+  }
+}
+
+// ---------------------------------------------------------------- rollouts (chat-jsonl, atif)
+
+function exportRollouts(ctx: ExportContext): void {
+  const { source, options } = ctx;
+  const writers = new Map<SplitName, JsonlWriter>();
+  let missingEnv = 0;
+  try {
+    for (const summary of source.rollouts) {
+      ctx.report.considered++;
+      if (!selectRollout(ctx, summary)) continue;
+      let rollout: RolloutRecord;
+      try {
+        rollout = source.readRollout(summary);
+      } catch (err) {
+        ctx.report.warnings.push(`rollout ${summary.id}: file unreadable (${err instanceof Error ? err.message : String(err)}); skipped`);
+        ctx.exclude('rollout file unreadable');
+        continue;
+      }
+      ctx.report.selected++;
+      if (!ctx.firstOf(rolloutContent(rollout))) continue;
+      const env = source.environments.get(rollout.envId);
+      if (!env) missingEnv++;
+      const { root, split } = ctx.splitOf(rollout.envId);
+      const cur = ctx.curation('rollout', rollout.id);
+      const metadata = rolloutMetadata(rollout, { env, lineageRoot: root, split, labels: cur?.labels ?? [], ...(cur?.verdict ? { verdict: cur.verdict } : {}) });
+      if (options.format === 'chat-jsonl') {
+        let w = writers.get(split);
+        if (!w) {
+          const rel = `data/${split}.jsonl`;
+          w = new JsonlWriter(join(options.outDir, rel));
+          writers.set(split, w);
+          ctx.report.files.push(rel);
+        }
+        w.write(JSON.stringify(toChatJsonl(rollout, env, metadata, { weights: options.weights ?? false })));
+      } else {
+        ctx.writeFile(`trajectories/${split}/${rollout.id}.json`, `${JSON.stringify(toAtifTrajectory(rollout, metadata), null, 2)}\n`);
+      }
+      ctx.counted(split, env, metadata.tags, rollout.success);
+    }
+  } finally {
+    for (const w of writers.values()) w.close();
+  }
+  if (missingEnv > 0) ctx.report.warnings.push(`${missingEnv} rollout(s) name an environment with no spec file in the run; exported without its instruction and family`);
+}
+
+function selectRollout(ctx: ExportContext, s: RolloutSummary): boolean {
+  const o = ctx.options;
+  const cur = ctx.curation('rollout', s.id);
+  if (cur?.verdict === 'rejected') return ctx.exclude('rejected by curation');
+  if (ctx.curation('environment', s.envId)?.verdict === 'rejected') return ctx.exclude('environment rejected by curation');
+  if (o.filter === 'accepted' && cur?.verdict !== 'accepted') return ctx.exclude('not accepted (use --filter all to include uncurated rollouts)');
+  if (s.status === 'error') return ctx.exclude('infrastructure error');
+  if (o.minReward !== undefined && !(s.reward >= o.minReward)) return ctx.exclude(`reward below ${o.minReward}`);
+  if (o.generations?.length && !o.generations.includes(s.generation)) return ctx.exclude('other generation');
+  const env = ctx.source.environments.get(s.envId);
+  if (o.families?.length && !(env && o.families.includes(env.family))) return ctx.exclude('other family');
+  if (o.tags?.length) {
+    const have = new Set([...s.tags, ...(cur?.labels ?? []), ...(ctx.curation('environment', s.envId)?.labels ?? []), ...(env?.skills ?? [])]);
+    if (!o.tags.some((t) => have.has(t))) return ctx.exclude('no matching tag');
+  }
+  return true;
+}
+
+/** Buffered appends: 10,000 rollouts as one write each would dominate the export time. */
+class JsonlWriter {
+  private fd: number;
+  private chunks: string[] = [];
+  private size = 0;
+
+  constructor(path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.fd = openSync(path, 'w');
+  }
+
+  write(line: string): void {
+    this.chunks.push(line, '\n');
+    this.size += line.length + 1;
+    if (this.size > 1 << 20) this.flush();
+  }
+
+  private flush(): void {
+    if (this.chunks.length === 0) return;
+    writeSync(this.fd, this.chunks.join(''));
+    this.chunks = [];
+    this.size = 0;
+  }
+
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+}
+
+// ---------------------------------------------------------------- environments (harbor)
+
+interface EnvStats {
+  rollouts: number;
+  successes: number;
+  rewardSum: number;
+}
+
+function exportHarbor(ctx: ExportContext): void {
+  const { source, options } = ctx;
+  const stats = new Map<string, EnvStats>();
+  for (const s of source.rollouts) {
+    if (s.status === 'error') continue;
+    const st = stats.get(s.envId) ?? { rollouts: 0, successes: 0, rewardSum: 0 };
+    st.rollouts++;
+    st.successes += s.success ? 1 : 0;
+    st.rewardSum += s.reward;
+    stats.set(s.envId, st);
+  }
+  const envs = [...source.environments.values()].sort((a, b) => a.lineage.generation - b.lineage.generation || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const index: Record<SplitName, string[]> = { train: [], validation: [], test: [] };
+  const agentTimeoutSec = source.manifest.config?.budgets?.wallClockSec ?? 300;
+  for (const env of envs) {
+    ctx.report.considered++;
+    const st = stats.get(env.id);
+    if (!selectEnvironment(ctx, env, st)) continue;
+    ctx.report.selected++;
+    if (!ctx.firstOf(environmentContent(env))) continue;
+    const { root, split } = ctx.splitOf(env.id);
+    const files = renderHarborTask(env, { agentTimeoutSec, inlineUser: options.inlineUser ?? false, runId: source.manifest.runId, ...(options.baseImage ? { baseImage: options.baseImage } : {}) });
+    for (const f of files) ctx.writeFile(`tasks/${env.id}/${f.path}`, f.content, f.mode);
+    const labels = ctx.curation('environment', env.id)?.labels ?? [];
+    index[split].push(JSON.stringify({
+      task: env.id, path: `tasks/${env.id}`, title: env.title, family: env.family, difficulty: env.difficulty, skills: env.skills,
+      labels, lineage_root: root, generation: env.lineage.generation, parent: env.lineage.parent, operator: env.lineage.operator,
+      rollouts: st?.rollouts ?? 0, success_rate: st && st.rollouts > 0 ? st.successes / st.rollouts : null, mean_reward: st && st.rollouts > 0 ? st.rewardSum / st.rollouts : null,
+    }));
+    ctx.counted(split, env, [...env.skills, ...labels]);
+  }
+  for (const s of splitNames) if (index[s].length > 0) ctx.writeFile(`data/${s}.jsonl`, `${index[s].join('\n')}\n`);
+}
+
+function selectEnvironment(ctx: ExportContext, env: EnvironmentSpec, st: EnvStats | undefined): boolean {
+  const o = ctx.options;
+  const cur = ctx.curation('environment', env.id);
+  if (cur?.verdict === 'rejected') return ctx.exclude('rejected by curation');
+  if (o.filter === 'accepted' && cur?.verdict !== 'accepted') return ctx.exclude('not accepted (use --filter all to include uncurated environments)');
+  if (o.minReward !== undefined && !(st && st.rollouts > 0 && st.rewardSum / st.rollouts >= o.minReward)) return ctx.exclude(`mean reward below ${o.minReward} (or never played)`);
+  if (o.generations?.length && !o.generations.includes(env.lineage.generation)) return ctx.exclude('other generation');
+  if (o.families?.length && !o.families.includes(env.family)) return ctx.exclude('other family');
+  if (o.tags?.length) {
+    const have = new Set([...env.skills, ...(cur?.labels ?? [])]);
+    if (!o.tags.some((t) => have.has(t))) return ctx.exclude('no matching tag');
+  }
+  return true;
+}
+
+/** What makes two environments the same task: not their ids, titles or lineage. */
+function environmentContent(env: EnvironmentSpec): unknown {
+  return {
+    instruction: env.instruction,
+    files: [...env.sandbox.files].sort((a, b) => (a.path < b.path ? -1 : 1)),
+    setup: env.sandbox.setup,
+    verifier: { script: env.verifier.script, files: [...env.verifier.files].sort((a, b) => (a.path < b.path ? -1 : 1)) },
+    oracle: env.oracle.script,
+    user: { request: env.user.request, facts: env.user.facts.map((f) => f.text), goal: env.user.goal },
+  };
+}
