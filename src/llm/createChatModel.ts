@@ -92,6 +92,8 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
       return fromCompletion(await target.client.chat.completions.create(params, { signal: controller.signal }));
     } catch (err) {
       throwIfCancelled(request.signal);
+      // The pool may come from the host with a key we were never given: scrub that one too.
+      if (!secrets.includes(target.client.apiKey)) secrets.push(target.client.apiKey);
       throw classify(err, timedOut, target.baseUrl);
     } finally {
       clearTimeout(timer);

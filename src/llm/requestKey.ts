@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest } from '../core/ports/model.js';
+import { canonicalJsonOf } from '../core/roles/llm/canonicalJson.js';
 
 /**
  * What determines a model's answer, and nothing else: the signal, the stream flag and the key never enter it, so
@@ -38,23 +39,8 @@ function normaliseMessage(m: ChatMessage): ChatMessage {
   return m;
 }
 
-/** JSON with object keys sorted at every level, so equal requests hash equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
-    }
-    return out;
-  }
-  return value;
-}
+/** Canonical JSON (keys sorted at every level), so equal requests hash equally whatever their key order. */
+export const canonicalJson = canonicalJsonOf;
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');

@@ -15,6 +15,10 @@ export interface StructuredRequest<T> {
   schemaName: string;
   /** Invalid answers are sent back with their problems this many times before giving up. */
   maxRepairs: number;
+  /** Runs on the parsed JSON before zod, e.g. to fill in fields the caller owns (ids, lineage). */
+  prepare?: (json: unknown) => unknown;
+  /** Sent as response_format instead of the schema derived from `schema`. */
+  jsonSchema?: Record<string, unknown>;
   /** Problems zod cannot see (an unchanged child, a rule across objects), as "path: message" lines. */
   check?: (value: T) => string[];
   temperature?: number;
@@ -48,7 +52,7 @@ export async function completeStructured<T>(model: ChatModel, req: StructuredReq
   for (let attempt = 0; attempt <= req.maxRepairs; attempt++) {
     const res = await model.complete({
       messages,
-      responseSchema: { name: req.schemaName, schema: jsonSchemaOf(req.schema) },
+      responseSchema: { name: req.schemaName, schema: req.jsonSchema ?? jsonSchemaOf(req.schema) },
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
       ...(req.maxTokens !== undefined ? { maxTokens: req.maxTokens } : {}),
       ...(req.seed !== undefined ? { seed: req.seed } : {}),
@@ -56,7 +60,7 @@ export async function completeStructured<T>(model: ChatModel, req: StructuredReq
     });
     usage = addUsage(usage, res.usage);
     const content = res.message.content ?? '';
-    const checked = validate(content, req.schema, req.check);
+    const checked = validate(content, req.schema, req.check, req.prepare);
     if (checked.ok) return { ok: true, value: checked.value, usage, repairs: attempt };
     problems = checked.problems;
     messages.push({ role: 'assistant', content });
@@ -77,10 +81,10 @@ export function repairPrompt(problems: string[]): string {
 
 type Validated<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
-export function validate<T>(content: string, schema: z.ZodType<T>, check?: (value: T) => string[]): Validated<T> {
+export function validate<T>(content: string, schema: z.ZodType<T>, check?: (value: T) => string[], prepare?: (json: unknown) => unknown): Validated<T> {
   const json = extractJson(content);
   if (!json.ok) return { ok: false, problems: [`(root): ${json.error}`] };
-  const parsed = schema.safeParse(json.value);
+  const parsed = schema.safeParse(prepare ? prepare(json.value) : json.value);
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`) };
   const extra = check?.(parsed.data) ?? [];
   return extra.length > 0 ? { ok: false, problems: extra } : { ok: true, value: parsed.data };
