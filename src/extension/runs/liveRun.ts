@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
+import type { RunEvent, RunManifest } from '../../core/ports/runStore.js';
+import { runLayout } from '../../store/layout.js';
+import { indexEvents, readEnvironment, readGenerationMetrics, readManifest, type RunIndex } from '../../store/runReader.js';
+import { EventTail } from './eventTail.js';
+import type { EnvInfo, TreeContext } from './runTreeModel.js';
+
+/**
+ * One run directory as the editor sees it: the event log read incrementally, the index rebuilt from the events in
+ * memory (never by re-reading the file), stored metrics and environment facts cached once they exist (they are
+ * written once and never change).
+ */
+export class LiveRun implements TreeContext {
+  readonly manifest: RunManifest;
+  private readonly tail: EventTail;
+  private events: RunEvent[] = [];
+  private index: RunIndex;
+  private readonly metricsCache = new Map<number, GenerationMetrics>();
+  private readonly envCache = new Map<string, EnvInfo | null>();
+
+  constructor(readonly dir: string) {
+    this.manifest = readManifest(dir);
+    this.tail = new EventTail(runLayout.events(dir));
+    this.index = indexEvents(dir, this.manifest, []);
+    this.refresh();
+  }
+
+  get run(): RunIndex {
+    return this.index;
+  }
+
+  /** Reads what was appended since the last call; returns the new events (all of them after a reset). */
+  refresh(): RunEvent[] {
+    const { events, reset } = this.tail.read();
+    if (reset) this.events = [];
+    if (events.length === 0 && !reset) {
+      // Status can change without events (the writer's process died): recompute it cheaply.
+      if (this.index.status === 'running') this.index = indexEvents(this.dir, this.manifest, this.events);
+      return [];
+    }
+    for (const e of events) this.events.push(e);
+    this.index = indexEvents(this.dir, this.manifest, this.events);
+    return events;
+  }
+
+  metrics(generation: number): GenerationMetrics | undefined {
+    const hit = this.metricsCache.get(generation);
+    if (hit) return hit;
+    const g = this.index.generations.find((x) => x.index === generation);
+    if (!g?.finished) return undefined;
+    const m = readGenerationMetrics<GenerationMetrics>(this.dir, generation);
+    if (m) this.metricsCache.set(generation, m);
+    return m;
+  }
+
+  env(envId: string): EnvInfo | undefined {
+    const hit = this.envCache.get(envId);
+    if (hit !== undefined) return hit ?? undefined;
+    if (!existsSync(runLayout.environment(this.dir, envId))) return undefined; // not written yet: ask again later
+    try {
+      const e = readEnvironment(this.dir, envId);
+      const info = { family: e.family, difficulty: e.difficulty, title: e.title };
+      this.envCache.set(envId, info);
+      return info;
+    } catch {
+      this.envCache.set(envId, null);
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,350 @@
+// The Runs tree as plain data: which nodes a run, generation or pair has, with labels, descriptions, icons, filters
+// and sorting. No `vscode` import, so it is unit-tested and benchmarked without an editor. Everything shown comes
+// from the run index (events.jsonl) and the stored generation metrics; the only arithmetic is counting.
+import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
+import type { PairStatsFull } from '../../core/metrics/pairStats.js';
+import type { PairPlan } from '../../core/ports/runStore.js';
+import type { RolloutSummary } from '../../core/rollout/trajectory.js';
+import type { GenerationIndex, RunIndex } from '../../store/runReader.js';
+
+export type SortKey = 'default' | 'reward' | 'duration' | 'cost';
+
+export interface TreeFilter {
+  failedOnly?: boolean;
+  /** Pairs whose every no-hint trial failed (tau2's "failed in every trial"). */
+  failedEveryTrial?: boolean;
+  inBand?: boolean;
+  tag?: string;
+  family?: string;
+}
+
+export interface TreeView {
+  filter: TreeFilter;
+  sort: SortKey;
+}
+
+export const defaultView: TreeView = { filter: {}, sort: 'default' };
+
+/** What the tree knows of an environment version without the rollout files: read once from environments/<id>.json. */
+export interface EnvInfo {
+  family: string;
+  difficulty: number;
+  title: string;
+}
+
+export interface TreeContext {
+  run: RunIndex;
+  /** Stored metrics of a finished generation, if written. */
+  metrics(generation: number): GenerationMetrics | undefined;
+  env(envId: string): EnvInfo | undefined;
+}
+
+/** A codicon id plus an optional theme colour id. */
+export interface NodeIcon {
+  id: string;
+  color?: string;
+}
+
+interface NodeBase {
+  /** Stable across refreshes, so expansion and selection survive live updates. */
+  key: string;
+  runDir: string;
+  label: string;
+  description: string;
+  tooltip: string;
+  icon: NodeIcon;
+  contextValue: string;
+  collapsible: boolean;
+}
+
+export type RunTreeNode =
+  | (NodeBase & { kind: 'run' })
+  | (NodeBase & { kind: 'generation'; generation: number })
+  | (NodeBase & { kind: 'pair'; generation: number; pairId: string; envId: string; userId: string })
+  | (NodeBase & { kind: 'rollout'; generation: number; rolloutId: string; pairId: string; running: boolean; firstErrorStep?: number })
+  | (NodeBase & { kind: 'problem' });
+
+const pct = (x: number): string => `${Math.round(x * 100)}%`;
+const seconds = (ms: number): string => (ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`);
+const money = (usd: number): string => (usd === 0 ? '' : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`);
+
+export function isFiltered(view: TreeView): boolean {
+  const f = view.filter;
+  return Boolean(f.failedOnly || f.failedEveryTrial || f.inBand || f.tag || f.family);
+}
+
+export function describeView(view: TreeView): string {
+  const f = view.filter;
+  const parts = [
+    f.failedOnly ? 'failed only' : '',
+    f.failedEveryTrial ? 'failed in every trial' : '',
+    f.inBand ? 'in band' : '',
+    f.tag ? `tag ${f.tag}` : '',
+    f.family ? `family ${f.family}` : '',
+    view.sort !== 'default' ? `sorted by ${view.sort}` : '',
+  ].filter(Boolean);
+  return parts.join(', ');
+}
+
+const statusIcon: Record<RunIndex['status'], NodeIcon> = {
+  running: { id: 'sync~spin', color: 'charts.blue' },
+  completed: { id: 'pass-filled', color: 'testing.iconPassed' },
+  stopped: { id: 'debug-pause', color: 'charts.yellow' },
+  failed: { id: 'error', color: 'testing.iconFailed' },
+  interrupted: { id: 'debug-disconnect', color: 'charts.orange' },
+};
+
+export function runNode(ctx: TreeContext): RunTreeNode {
+  const { run } = ctx;
+  const last = [...run.generations].reverse().find((g) => g.finished);
+  const lastMetrics = last ? ctx.metrics(last.index) : undefined;
+  const parts = [run.status, `${run.generations.length} gen`, `${run.rollouts.size} rollouts`];
+  if (lastMetrics) parts.push(`success ${pct(lastMetrics.successRate)}`);
+  const started = run.manifest.startedAt.replace('T', ' ').slice(0, 16);
+  return {
+    kind: 'run',
+    key: run.dir,
+    runDir: run.dir,
+    label: run.manifest.name,
+    description: parts.join(' · '),
+    tooltip: `${run.manifest.name} (${run.manifest.runId}), started ${started}\n${run.dir}\nseed ${run.manifest.seed} · Coevolve ${run.manifest.toolVersion}\n${Object.entries(run.manifest.roles).map(([k, v]) => `${k}: ${v}`).join('\n')}`,
+    icon: statusIcon[run.status],
+    contextValue: `coevolve.run.${run.status}`,
+    collapsible: true,
+  };
+}
+
+/** Pair statistics stored for a finished generation, by pair id. */
+function pairStatsOf(ctx: TreeContext, generation: number): Map<string, PairStatsFull> {
+  const m = ctx.metrics(generation);
+  return new Map((m?.pairsDetail ?? []).map((p) => [p.pairId, p]));
+}
+
+function rolloutsByPair(g: GenerationIndex): Map<string, RolloutSummary[]> {
+  const out = new Map<string, RolloutSummary[]>();
+  for (const r of g.rollouts) {
+    let list = out.get(r.pairId);
+    if (!list) out.set(r.pairId, (list = []));
+    list.push(r);
+  }
+  return out;
+}
+
+function inFlightByPair(run: RunIndex, g: GenerationIndex): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (g.inFlight.length === 0) return out;
+  const pairOf = new Map<string, string>();
+  for (const e of run.events) if (e.type === 'rollout.started' && e.generation === g.index) pairOf.set(e.rolloutId, e.pairId);
+  for (const id of g.inFlight) {
+    const pairId = pairOf.get(id);
+    if (pairId) out.set(pairId, [...(out.get(pairId) ?? []), id]);
+  }
+  return out;
+}
+
+const rolloutPasses = (view: TreeView, r: RolloutSummary): boolean =>
+  (!view.filter.failedOnly || !r.success) && (!view.filter.tag || r.tags.includes(view.filter.tag));
+
+function pairPasses(ctx: TreeContext, view: TreeView, pair: PairPlan, rollouts: RolloutSummary[], stats: PairStatsFull | undefined): boolean {
+  const f = view.filter;
+  if (f.family && ctx.env(pair.envId)?.family !== f.family) return false;
+  if (f.inBand && !(stats && stats.plateau >= 1)) return false;
+  if (f.failedEveryTrial) {
+    const plain = rollouts.filter((r) => !r.hint);
+    if (plain.length === 0 || plain.some((r) => r.success)) return false;
+  }
+  if (f.failedOnly || f.tag) return rollouts.some((r) => rolloutPasses(view, r));
+  return true;
+}
+
+export function generationNodes(ctx: TreeContext, view: TreeView): RunTreeNode[] {
+  const { run } = ctx;
+  const out: RunTreeNode[] = [];
+  for (const g of run.generations) {
+    const byPair = rolloutsByPair(g);
+    const stats = pairStatsOf(ctx, g.index);
+    const pairs = isFiltered(view) ? g.pairs.filter((p) => pairPasses(ctx, view, p, byPair.get(p.pairId) ?? [], stats.get(p.pairId))) : g.pairs;
+    if (isFiltered(view) && pairs.length === 0) continue;
+    const m = ctx.metrics(g.index);
+    const planned = g.pairs.length * (run.manifest.config.k + run.manifest.config.hintPlays);
+    const parts: string[] = [];
+    if (m) {
+      parts.push(`success ${pct(m.successRate)}`, `pass^${run.manifest.config.k} ${pct(m.passHatK[run.manifest.config.k] ?? 0)}`, `in band ${pct(m.inBandShare)}`, `difficulty ${m.meanDifficulty.toFixed(1)}`);
+    } else {
+      parts.push(g.finished ? 'finished' : `running ${g.rollouts.length}/${planned}`);
+    }
+    if (isFiltered(view)) parts.push(`${pairs.length}/${g.pairs.length} pairs`);
+    else parts.push(`${g.pairs.length} pairs`);
+    const failed = g.rollouts.filter((r) => !r.success).length;
+    out.push({
+      kind: 'generation',
+      key: `${run.dir}|g${g.index}`,
+      runDir: run.dir,
+      generation: g.index,
+      label: `Generation ${g.index}`,
+      description: parts.join(' · '),
+      tooltip: [
+        `Generation ${g.index} · agent ${g.agentId}`,
+        `${g.rollouts.length} rollouts finished (${failed} failed)${g.inFlight.length ? `, ${g.inFlight.length} running` : ''}`,
+        m ? `success ${pct(m.successRate)} · verifier ${pct(m.verifierSuccessRate)} · mean reward ${m.meanReward.toFixed(2)} · regret ${m.regret.toFixed(2)} · cost ${money(m.costUsd) || '$0'}` : '',
+      ].filter(Boolean).join('\n'),
+      icon: !g.finished ? { id: 'sync~spin', color: 'charts.blue' } : { id: 'layers' },
+      contextValue: 'coevolve.generation',
+      collapsible: true,
+    });
+  }
+  return out;
+}
+
+function sortBy<T>(items: T[], key: (t: T) => number): T[] {
+  return [...items].sort((a, b) => key(b) - key(a));
+}
+
+export function pairNodes(ctx: TreeContext, view: TreeView, generation: number): RunTreeNode[] {
+  const { run } = ctx;
+  const g = run.generations.find((x) => x.index === generation);
+  if (!g) return [];
+  const byPair = rolloutsByPair(g);
+  const running = inFlightByPair(run, g);
+  const stats = pairStatsOf(ctx, generation);
+  let pairs = g.pairs.filter((p) => !isFiltered(view) || pairPasses(ctx, view, p, byPair.get(p.pairId) ?? [], stats.get(p.pairId)));
+  const total = (p: PairPlan, f: (r: RolloutSummary) => number): number => (byPair.get(p.pairId) ?? []).reduce((s, r) => s + f(r), 0);
+  if (view.sort === 'reward') pairs = sortBy(pairs, (p) => stats.get(p.pairId)?.meanReward ?? -1);
+  else if (view.sort === 'duration') pairs = sortBy(pairs, (p) => total(p, (r) => r.durationMs));
+  else if (view.sort === 'cost') pairs = sortBy(pairs, (p) => total(p, (r) => r.costUsd));
+  const k = run.manifest.config.k;
+  return pairs.map((p) => {
+    const rs = byPair.get(p.pairId) ?? [];
+    const s = stats.get(p.pairId);
+    const env = ctx.env(p.envId);
+    const plain = rs.filter((r) => !r.hint);
+    const passed = plain.filter((r) => r.success).length;
+    const parts: string[] = [];
+    if (s) parts.push(`p=${s.successRate.toFixed(2)}`);
+    else parts.push(`${passed}/${plain.length} passed`);
+    if (env) parts.push(`difficulty ${env.difficulty}`);
+    if (s && s.plateau >= 1) parts.push('◆ in band');
+    if (s && s.regret > 0) parts.push(`regret ${s.regret.toFixed(2)}`);
+    if ((running.get(p.pairId)?.length ?? 0) > 0) parts.push(`${running.get(p.pairId)?.length} running`);
+    const allFailed = plain.length > 0 && passed === 0;
+    const icon: NodeIcon = (running.get(p.pairId)?.length ?? 0) > 0
+      ? { id: 'sync~spin', color: 'charts.blue' }
+      : s?.plateau !== undefined && s.plateau >= 1
+        ? { id: 'target', color: 'charts.purple' }
+        : allFailed
+          ? { id: 'circle-slash', color: 'testing.iconFailed' }
+          : plain.length > 0 && passed === plain.length
+            ? { id: 'check-all', color: 'testing.iconPassed' }
+            : { id: 'symbol-interface' };
+    return {
+      kind: 'pair' as const,
+      key: `${run.dir}|g${generation}|${p.pairId}`,
+      runDir: run.dir,
+      generation,
+      pairId: p.pairId,
+      envId: p.envId,
+      userId: p.userId,
+      label: `${p.envId} × ${p.userId}`,
+      description: parts.join(' · '),
+      tooltip: [
+        `pair ${p.pairId} (${p.source})`,
+        `environment ${p.envId}${env ? ` — ${env.title} (${env.family}, difficulty ${env.difficulty})` : ''}`,
+        `user ${p.userId}`,
+        s ? `success ${pct(s.successRate)} over ${s.plays} plays · pass@${k} ${pct(s.passAtK[k] ?? 0)} · pass^${k} ${pct(s.passHatK[k] ?? 0)}` : `${passed}/${plain.length} no-hint plays passed`,
+        s ? `class ${s.class.replace('_', ' ')} · regret ${s.regret.toFixed(2)} · fitness ${s.fitness.toFixed(2)}` : '',
+      ].filter(Boolean).join('\n'),
+      icon,
+      contextValue: 'coevolve.pair',
+      collapsible: true,
+    };
+  });
+}
+
+export function rolloutNodes(ctx: TreeContext, view: TreeView, generation: number, pairId: string): RunTreeNode[] {
+  const { run } = ctx;
+  const g = run.generations.find((x) => x.index === generation);
+  if (!g) return [];
+  let rs = g.rollouts.filter((r) => r.pairId === pairId && rolloutPasses(view, r));
+  if (view.sort === 'reward') rs = sortBy(rs, (r) => r.reward);
+  else if (view.sort === 'duration') rs = sortBy(rs, (r) => r.durationMs);
+  else if (view.sort === 'cost') rs = sortBy(rs, (r) => r.costUsd);
+  const nodes: RunTreeNode[] = rs.map((r) => rolloutNode(run.dir, r));
+  if (!view.filter.failedOnly && !view.filter.tag) {
+    for (const id of inFlightByPair(run, g).get(pairId) ?? []) {
+      nodes.push({
+        kind: 'rollout', key: `${run.dir}|r|${id}`, runDir: run.dir, generation, rolloutId: id, pairId, running: true,
+        label: id, description: run.status === 'running' ? 'running…' : 'not finished (replayed on resume)', tooltip: `${id} has started but not finished`,
+        icon: run.status === 'running' ? { id: 'loading~spin' } : { id: 'circle-large-outline' }, contextValue: 'coevolve.rollout.running', collapsible: false,
+      });
+    }
+  }
+  return nodes;
+}
+
+export function rolloutNode(runDir: string, r: RolloutSummary): RunTreeNode {
+  const outcome = r.status === 'error' ? 'error' : r.success ? 'passed' : 'failed';
+  const icon: NodeIcon = r.status === 'error'
+    ? { id: 'warning', color: 'list.warningForeground' }
+    : r.success
+      ? { id: 'pass', color: 'testing.iconPassed' }
+      : r.status === 'truncated'
+        ? { id: 'watch', color: 'testing.iconFailed' }
+        : { id: 'error', color: 'testing.iconFailed' };
+  const parts = [`reward ${r.reward.toFixed(2)}`, `${r.steps} steps`, seconds(r.durationMs)];
+  const cost = money(r.costUsd);
+  if (cost) parts.push(cost);
+  if (r.status === 'truncated') parts.push('truncated');
+  return {
+    kind: 'rollout',
+    key: `${runDir}|r|${r.id}`,
+    runDir,
+    generation: r.generation,
+    rolloutId: r.id,
+    pairId: r.pairId,
+    running: false,
+    ...(r.firstErrorStep !== undefined ? { firstErrorStep: r.firstErrorStep } : {}),
+    label: `trial ${r.trial}${r.hint ? ' (hint)' : ''}`,
+    description: parts.join(' · '),
+    tooltip: [
+      `${r.id}: ${outcome} (${r.status})`,
+      `reward ${r.reward.toFixed(3)} · ${r.steps} steps · ${seconds(r.durationMs)} · ${r.tokens} tokens${cost ? ` · ${cost}` : ''}`,
+      r.tags.length ? `tags: ${r.tags.join(', ')}` : '',
+      r.firstErrorStep !== undefined ? `first error at step ${r.firstErrorStep}` : '',
+    ].filter(Boolean).join('\n'),
+    icon,
+    contextValue: 'coevolve.rollout',
+    collapsible: false,
+  };
+}
+
+/** Tags and families present in a run, for the filter pickers. */
+export function filterChoices(ctx: TreeContext): { tags: string[]; families: string[] } {
+  const tags = new Set<string>();
+  for (const r of ctx.run.rollouts.values()) for (const t of r.tags) tags.add(t);
+  const families = new Set<string>();
+  for (const g of ctx.run.generations) for (const p of g.pairs) {
+    const f = ctx.env(p.envId)?.family;
+    if (f) families.add(f);
+  }
+  return { tags: [...tags].sort(), families: [...families].sort() };
+}
+
+export function childrenOf(ctx: TreeContext, view: TreeView, node: RunTreeNode): RunTreeNode[] {
+  switch (node.kind) {
+    case 'run':
+      return generationNodes(ctx, view);
+    case 'generation':
+      return pairNodes(ctx, view, node.generation);
+    case 'pair':
+      return rolloutNodes(ctx, view, node.generation, node.pairId);
+    default:
+      return [];
+  }
+}
+
+export function problemNode(dir: string, message: string): RunTreeNode {
+  return {
+    kind: 'problem', key: `${dir}|problem`, runDir: dir, label: dir.split(/[\\/]/).pop() ?? dir, description: 'cannot be read',
+    tooltip: message, icon: { id: 'warning', color: 'list.warningForeground' }, contextValue: 'coevolve.problem', collapsible: false,
+  };
+}
