@@ -39,8 +39,11 @@ export interface FamilyPlaybook {
   bestIdiom: CommandIdiom;
   slots: FactSlot[];
   readInstruction(instruction: string, k: Knowledge): void;
-  /** Commands to look around with; `thorough` follows pointers and reads headers, otherwise a bare listing. */
-  explore(thorough: boolean, k: Knowledge): string[];
+  /**
+   * The `step`-th command to look around with (0-based), or undefined when done. `thorough` follows pointers and
+   * reads headers; otherwise a bare listing. Later steps may depend on what earlier ones revealed.
+   */
+  explore(thorough: boolean, k: Knowledge, step: number): string | undefined;
   /** Learn from a command's real output. */
   observe(command: string, output: string, k: Knowledge): void;
   /** The solution as commands; `slip(stage)` says whether (and how) the agent fumbles that stage. */

@@ -196,8 +196,8 @@ const playbook: FamilyPlaybook = {
     k.hasCheck = text.includes(`sh ${checkScriptPath}`);
     k.wanted = slots.map((s) => s.id);
   },
-  explore(thorough: boolean): string[] {
-    return thorough ? ['ls -la logs', 'cat logs/CURRENT', 'head -n 3 logs/*.log | head -n 30'] : ['ls logs'];
+  explore(thorough: boolean, _k: Knowledge, step: number): string | undefined {
+    return (thorough ? ['ls -la logs', 'cat logs/CURRENT', 'head -n 3 logs/*.log | head -n 30'] : ['ls logs'])[step];
   },
   observe(command: string, output: string, k: Knowledge): void {
     if (command === 'cat logs/CURRENT') {

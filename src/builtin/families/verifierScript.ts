@@ -40,8 +40,8 @@ export function buildVerifier(family: string, strictness: number, checks: Output
   ];
   for (const c of checks) {
     const body = [
-      `{ ${c.actual} ; } 2>/dev/null | ${c.norm} > "$V/${c.key}.actual"`,
-      `${c.norm} < "$V/${c.key}.expected" > "$V/${c.key}.want"`,
+      `( ${c.actual} ) 2>/dev/null | ${c.norm} > "$V/${c.key}.actual"`,
+      `cat "$V/${c.key}.expected" | ${c.norm} > "$V/${c.key}.want"`,
       `if cmp -s "$V/${c.key}.want" "$V/${c.key}.actual"; then echo ${shq(`ok ${c.label}`)}; record ${c.key} 1;`,
       `else echo ${shq(`FAIL ${c.label}: differs from the expected result (- expected, + found):`)}; diff "$V/${c.key}.want" "$V/${c.key}.actual" 2>/dev/null | head -n 20; record ${c.key} 0; fi`,
     ].join('\n  ');
