@@ -8,5 +8,6 @@ import type { RunsTreeProvider } from './runsTree/runsTreeProvider.js';
 export interface CoevolveApi {
   version: string;
   runsProvider: RunsTreeProvider;
+  diagnostics: vscode.DiagnosticCollection;
   log: vscode.LogOutputChannel;
 }

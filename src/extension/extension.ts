@@ -5,12 +5,14 @@ import { toolVersion } from '../core/version.js';
 import type { CoevolveApi } from './api.js';
 import { activateLog } from './log/activateLog.js';
 import { activateRunsView } from './runsTree/activateRunsView.js';
+import { activateSpecValidation } from './specs/activateSpecValidation.js';
 
 export function activate(context: vscode.ExtensionContext): CoevolveApi {
   const log = activateLog(context);
   const runsProvider = activateRunsView(context);
+  const diagnostics = activateSpecValidation(context, log);
   log.info(`Coevolve ${toolVersion} activated`);
-  return { version: toolVersion, runsProvider, log };
+  return { version: toolVersion, runsProvider, diagnostics, log };
 }
 
 export function deactivate(): void {}
