@@ -184,6 +184,15 @@ describe('llm adapter against a loopback OpenAI-compatible server', function () 
     for (const f of files) assert.ok(!(await readFile(f, 'utf8')).includes(secret));
   });
 
+  it('scrubs the key of a pool the host built, which the model itself was never given', async () => {
+    server.script('agent', { status: 403, message: `key ${secret} may not use this model` });
+    const endpoint = endpointFor([server.baseUrl]);
+    const model = createChatModel(endpoint, role, { pool: createEndpointPool(endpoint, secret), env: {} });
+    const err = await model.complete(ask('a')).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof ModelError && err.status === 403);
+    assert.ok(!err.message.includes(secret), err.message);
+  });
+
   it('names the missing key variable when the key is absent', async () => {
     const model = createChatModel(endpointFor([server.baseUrl]), role, { env: {} });
     await assert.rejects(model.complete(ask('a')), (e: unknown) => e instanceof ModelError && e.kind === 'missing_key' && /COEVOLVE_TEST_KEY is not set/.test(e.message));
