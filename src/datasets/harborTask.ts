@@ -43,7 +43,7 @@ export function renderHarborTask(env: EnvironmentSpec, options: HarborTaskOption
   const sb = env.sandbox;
   files.push({ path: 'task.toml', content: renderTaskToml(env, options), mode: 0o644 });
   let instruction = env.instruction;
-  if (options.inlineUser) instruction = `${instruction.replace(/\n*$/, '\n')}\n${inlineUserMarker}\n${renderUserContext(env)}`;
+  if (options.inlineUser) instruction = `${instruction}\n\n${inlineUserMarker}\n${renderUserContext(env)}`;
   files.push({ path: 'instruction.md', content: instruction, mode: 0o644 });
   files.push({
     path: 'environment/Dockerfile',
