@@ -1,40 +1,46 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync, ftruncateSync, fstatSync, readSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, ftruncateSync, fstatSync, mkdirSync, openSync, readSync, renameSync, write, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { mkdir, open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
- * Writes a whole file so that a reader never sees half of it: temp name, fsync, rename, fsync of the folder.
- * Synchronous on purpose: these writes are small and their ordering with the event log matters more than throughput.
+ * Writes a whole file so that a reader never sees half of it: temp name, fsync, rename.
+ * The folder is not fsync'd: if a crash loses the rename, the event that announces the file is lost with it or
+ * the reader finds no file and the run replays that rollout — nothing recorded is ever half-read.
  */
-export function writeFileDurable(path: string, data: string | Buffer): void {
+export async function writeFileDurable(path: string, data: string | Buffer): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
+}
+
+/** The synchronous form, for the few writes that must be done before anything else starts (the manifest). */
+export function writeFileDurableSync(path: string, data: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w');
+  writeFileSync(tmp, data);
+  const fd = openSync(tmp, 'r+');
   try {
-    writeAll(fd, typeof data === 'string' ? Buffer.from(data) : data);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameSync(tmp, path);
-  fsyncDir(dirname(path));
 }
 
-export function fsyncDir(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some filesystems refuse fsync on a directory; the rename is still atomic there.
-  }
-}
+const writeAsync = promisify(write);
+const fsyncAsync = promisify(fsync);
 
-function writeAll(fd: number, buf: Buffer): void {
+async function writeAll(fd: number, buf: Buffer): Promise<void> {
   let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+  while (off < buf.length) off += (await writeAsync(fd, buf, off, buf.length - off)).bytesWritten;
 }
 
 /**
@@ -51,9 +57,13 @@ export class JsonlAppender {
     this.repairedBytes = repairTail(this.fd);
   }
 
-  append(value: unknown): void {
-    writeAll(this.fd, Buffer.from(`${JSON.stringify(value)}\n`));
-    fsyncSync(this.fd);
+  /**
+   * One write of the whole line, then fsync: a line is either entirely in the log or (torn) repaired away.
+   * Callers serialise appends (RunWriter's queue) so lines never interleave.
+   */
+  async append(value: unknown): Promise<void> {
+    await writeAll(this.fd, Buffer.from(`${JSON.stringify(value)}\n`));
+    await fsyncAsync(this.fd);
   }
 
   close(): void {

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { RolloutRecord } from '../core/rollout/trajectory.js';
 import type { AgentConfig } from '../core/spec/agent.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import type { UserProfile } from '../core/spec/user.js';
 import { runFormatVersion, type RunEvent, type RunEventBody, type RunManifest, type RunRecorder } from '../core/ports/runStore.js';
-import { JsonlAppender, writeFileDurable } from './durableFile.js';
+import { JsonlAppender, writeFileDurable, writeFileDurableSync } from './durableFile.js';
 import { runLayout } from './layout.js';
 import { readEventLog } from './eventLog.js';
 
@@ -13,6 +13,11 @@ import { readEventLog } from './eventLog.js';
 export class RunWriter implements RunRecorder {
   private log: JsonlAppender;
   private seq: number;
+  /**
+   * Every write goes through one serial queue: a rollout's file is durable before the event that announces it,
+   * and the engine can go on playing while the disk catches up (the promise says when it is durable).
+   */
+  private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(readonly runDir: string, readonly manifest: RunManifest, nextSeq: number) {
     this.log = new JsonlAppender(runLayout.events(runDir));
@@ -27,7 +32,8 @@ export class RunWriter implements RunRecorder {
     for (let i = 2; existsSync(runDir); i++) runDir = resolve(outputDir, `${manifest.name}-${stamp}-${i}`);
     mkdirSync(runDir, { recursive: true });
     const full: RunManifest = { formatVersion: runFormatVersion, ...manifest };
-    writeFileDurable(runLayout.manifest(runDir), `${JSON.stringify(full, null, 2)}\n`);
+    // The manifest is written synchronously: a run directory without one is not a run.
+    writeFileDurableSync(runLayout.manifest(runDir), `${JSON.stringify(full, null, 2)}\n`);
     return new RunWriter(runDir, full, 1);
   }
 
@@ -39,44 +45,57 @@ export class RunWriter implements RunRecorder {
     return new RunWriter(runDir, manifest, last ? last.seq + 1 : 1);
   }
 
-  async append(body: RunEventBody): Promise<RunEvent> {
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  append(body: RunEventBody): Promise<RunEvent> {
+    // The sequence number is taken now, in call order; the line is written in the same order by the queue.
     const event = { seq: this.seq++, at: new Date().toISOString(), ...body } as RunEvent;
-    this.log.append(event);
-    return event;
+    return this.enqueue(async () => {
+      await this.log.append(event);
+      return event;
+    });
   }
 
-  async writeRollout(record: RolloutRecord): Promise<void> {
-    writeFileDurable(runLayout.rollout(this.runDir, record.generation, record.id), JSON.stringify(record));
+  writeRollout(record: RolloutRecord): Promise<void> {
+    return this.enqueue(() => writeFileDurable(runLayout.rollout(this.runDir, record.generation, record.id), JSON.stringify(record)));
   }
 
-  async writeGenerationMetrics(generation: number, metrics: unknown): Promise<void> {
-    writeFileDurable(runLayout.generationMetrics(this.runDir, generation), `${JSON.stringify(metrics, null, 2)}\n`);
+  writeGenerationMetrics(generation: number, metrics: unknown): Promise<void> {
+    return this.enqueue(() => writeFileDurable(runLayout.generationMetrics(this.runDir, generation), `${JSON.stringify(metrics, null, 2)}\n`));
   }
 
-  async writeEnvironment(spec: EnvironmentSpec): Promise<void> {
-    writeFileDurable(runLayout.environment(this.runDir, spec.id), `${JSON.stringify(spec, null, 2)}\n`);
+  writeEnvironment(spec: EnvironmentSpec): Promise<void> {
+    return this.enqueue(() => writeFileDurable(runLayout.environment(this.runDir, spec.id), `${JSON.stringify(spec, null, 2)}\n`));
   }
 
-  async writeUser(user: UserProfile): Promise<void> {
-    writeFileDurable(runLayout.user(this.runDir, user.id), `${JSON.stringify(user, null, 2)}\n`);
+  writeUser(user: UserProfile): Promise<void> {
+    return this.enqueue(() => writeFileDurable(runLayout.user(this.runDir, user.id), `${JSON.stringify(user, null, 2)}\n`));
   }
 
-  async writeAgent(agent: AgentConfig): Promise<void> {
-    writeFileDurable(runLayout.agent(this.runDir, agent.id), `${JSON.stringify(agent, null, 2)}\n`);
+  writeAgent(agent: AgentConfig): Promise<void> {
+    return this.enqueue(() => writeFileDurable(runLayout.agent(this.runDir, agent.id), `${JSON.stringify(agent, null, 2)}\n`));
   }
 
-  async writeArtifact(relativePath: string, data: string | Buffer): Promise<string> {
+  writeArtifact(relativePath: string, data: string | Buffer): Promise<string> {
     const path = runLayout.artifact(this.runDir, relativePath);
-    writeFileDurable(path, data);
-    return path;
+    return this.enqueue(async () => {
+      await writeFileDurable(path, data);
+      return path;
+    });
+  }
+
+  /** Resolves when everything queued so far is durable. */
+  flush(): Promise<void> {
+    return this.enqueue(async () => undefined);
   }
 
   async close(): Promise<void> {
+    await this.flush();
     this.log.close();
     rmSync(runLayout.lock(this.runDir), { force: true });
   }
-}
-
-export function runDirOf(outputDir: string, name: string): string {
-  return join(outputDir, name);
 }

@@ -117,20 +117,23 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
 
     const limit = pLimit(config.concurrency);
     let done = records.size;
+    // Persistence is pipelined: the recorder's serial queue makes each rollout file durable before the event that
+    // announces it, while the next rollout already plays. Everything is awaited before the generation is scored.
+    const persisted: Promise<unknown>[] = [];
     const settled = await Promise.allSettled(
       plans.filter((p) => !records.has(p.rolloutId)).map((plan) =>
         limit(async () => {
           if (deps.signal?.aborted) throw new CancelledError();
-          await recorder.append({ type: 'rollout.started', generation: g, rolloutId: plan.rolloutId, pairId: plan.pairId });
+          persisted.push(recorder.append({ type: 'rollout.started', generation: g, rolloutId: plan.rolloutId, pairId: plan.pairId }));
           const record = await playRollout(plan, { backend: deps.backend, roles: deps.roles, budgets: config.budgets, rewardWeights: config.reward, clock, labels, ...(deps.signal ? { signal: deps.signal } : {}) });
-          await recorder.writeRollout(record);
           const summary = summarizeRollout(record);
-          await recorder.append({ type: 'rollout.finished', summary });
+          persisted.push(recorder.writeRollout(record), recorder.append({ type: 'rollout.finished', summary }));
           records.set(plan.rolloutId, record);
           deps.onProgress?.({ type: 'rollout.finished', generation: g, done: ++done, total: plans.length, summary });
         }),
       ),
     );
+    await Promise.all(persisted);
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected' && !(s.reason instanceof CancelledError) && !deps.signal?.aborted);
     if (failure) throw failure.reason;
     if (deps.signal?.aborted) return stop(g);

@@ -1,0 +1,139 @@
+// Benchmarks of the engine and the store. Prints a table and a JSON line; never asserts on time.
+//   node --import=tsx bench/run/run.ts [--skip-docker]
+// 1. store load time of a 10k-rollout run (openRun) vs reading every rollout file (the naive baseline);
+// 2. controller overhead per rollout: wall time not spent in sandbox or model calls, incl. store writes;
+// 3. rollouts/s at concurrency 1 vs 8 on the docker backend.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import type { RolloutRecord } from '../../src/core/rollout/trajectory.js';
+import { summarizeRollout } from '../../src/core/rollout/trajectory.js';
+import { runConfigSchema } from '../../src/core/spec/run.js';
+import { openRun } from '../../src/store/runReader.js';
+import { RunWriter } from '../../src/store/runWriter.js';
+
+const skipDocker = process.argv.includes('--skip-docker');
+const results: Record<string, number | string> = {};
+const rows: [string, string, string][] = [];
+
+function syntheticRollout(i: number, generation: number): RolloutRecord {
+  const steps = Array.from({ length: 12 }, (_, s) => ({
+    step_id: s + 1,
+    timestamp: new Date(0).toISOString(),
+    source: (s % 3 === 0 ? 'user' : 'agent') as 'user' | 'agent',
+    message: `step ${s} of rollout ${i}`,
+    ...(s % 3 !== 0 ? { tool_calls: [{ tool_call_id: `c${s}`, function_name: 'run_command', arguments: { command: 'ls -la' } }], observation: { results: [{ source_call_id: `c${s}`, content: 'exit code 0\nfile.txt' }] } } : {}),
+  }));
+  return {
+    formatVersion: 1, id: `g${generation}-p${i % 50}-t${i}`, runId: 'bench', generation, pairId: `p${i % 50}`, envId: `e${i % 50}`, userId: 'u', agentId: 'a', trial: i, hint: false, seed: 1,
+    status: 'terminated', startedAt: new Date(0).toISOString(), finishedAt: new Date(0).toISOString(), durationMs: 500,
+    roles: { agent: 'a', user: 'u', judge: 'j' }, sandbox: { backend: 'docker', host: 'local', image: 'x' }, steps,
+    rewards: { verifier: 1, userGoal: 1, satisfaction: 0.5, efficiency: 0.5, rubric: 0, total: 1 }, success: true, tags: [],
+    usage: { promptTokens: 100, completionTokens: 50, cachedTokens: 0, costUsd: 0.001 }, timing: { sandboxMs: 400, modelMs: 10 },
+  };
+}
+
+async function storeLoad(): Promise<void> {
+  const out = mkdtempSync(join(tmpdir(), 'coevolve-bench-store-'));
+  const config = runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'bench', population: { builtinFamilies: ['log-triage'] } });
+  const w = RunWriter.create(out, { runId: 'bench', name: 'bench', seed: 1, toolVersion: 'bench', startedAt: new Date().toISOString(), config, roles: {} });
+  const n = 10_000, perGen = 1000;
+  const tWrite = performance.now();
+  for (let g = 0; g < n / perGen; g++) {
+    await w.append({ type: 'generation.started', generation: g, agentId: 'a', pairs: [] });
+    for (let i = 0; i < perGen; i++) {
+      const r = syntheticRollout(g * perGen + i, g);
+      await w.append({ type: 'rollout.started', generation: g, rolloutId: r.id, pairId: r.pairId });
+      await w.writeRollout(r);
+      await w.append({ type: 'rollout.finished', summary: summarizeRollout(r) });
+    }
+    await w.append({ type: 'generation.finished', generation: g });
+  }
+  const writeMs = performance.now() - tWrite;
+  await w.close();
+  const loads: number[] = [];
+  for (let rep = 0; rep < 5; rep++) {
+    const t = performance.now();
+    const idx = openRun(w.runDir);
+    loads.push(performance.now() - t);
+    if (idx.rollouts.size !== n) throw new Error(`index has ${idx.rollouts.size} rollouts`);
+  }
+  const tNaive = performance.now();
+  let count = 0;
+  for (const g of readdirSync(join(w.runDir, 'rollouts'))) for (const f of readdirSync(join(w.runDir, 'rollouts', g))) {
+    JSON.parse(readFileSync(join(w.runDir, 'rollouts', g, f), 'utf8'));
+    count++;
+  }
+  const naiveMs = performance.now() - tNaive;
+  const loadMs = median(loads);
+  results.storeLoadMs10k = round(loadMs);
+  results.storeNaiveMs10k = round(naiveMs);
+  results.storeWriteMsPerRollout = round(writeMs / n, 3);
+  rows.push(['store load, 10k rollouts (openRun, median of 5)', `${round(loadMs)} ms`, 'target ≤ 1000 ms']);
+  rows.push(['  baseline: parse every rollout file', `${round(naiveMs)} ms (${count} files)`, `${round(naiveMs / loadMs, 1)}× slower than the index`]);
+  rows.push(['store write per rollout (file + 2 fsync\'d events)', `${round(writeMs / n, 3)} ms`, '']);
+  rmSync(out, { recursive: true, force: true });
+}
+
+function benchConfig(dir: string): string {
+  const p = join(dir, 'bench.run.yaml');
+  writeFileSync(p, [
+    'apiVersion: coevolve/v1', 'kind: Run', 'name: bench', 'seed: 3', 'generations: 1',
+    'population:', '  builtinFamilies: [log-triage, csv-report, config-repair, file-organize]', '  pairsPerGeneration: 8', '  childrenPerGeneration: 0',
+    'k: 4', 'hintPlays: 0', 'agent:', '  evolve: false', 'sandbox:', '  backend: docker',
+  ].join('\n'));
+  return p;
+}
+
+function dockerRun(concurrency: number): { wallMs: number; rollouts: number; overheadShare: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'coevolve-bench-run-'));
+  const cfg = benchConfig(dir);
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [resolve('dist/cli.js'), 'run', cfg, '--out', join(dir, 'runs'), '--concurrency', String(concurrency)], { encoding: 'utf8' });
+  const wallMs = performance.now() - t;
+  if (r.status !== 0) throw new Error(`run failed: ${r.stderr}`);
+  const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
+  const metrics = JSON.parse(readFileSync(join(runDir, 'generations', 'g0000.json'), 'utf8'));
+  let dur = 0, inside = 0, n = 0;
+  for (const f of readdirSync(join(runDir, 'rollouts', 'g0000'))) {
+    const rec = JSON.parse(readFileSync(join(runDir, 'rollouts', 'g0000', f), 'utf8')) as RolloutRecord;
+    dur += rec.durationMs;
+    inside += rec.timing.sandboxMs + rec.timing.modelMs;
+    n++;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  // Overhead: engine time inside rollouts that is neither sandbox nor model, plus the store's share per rollout.
+  const perRolloutOverhead = (dur - inside) / n + Number(results.storeWriteMsPerRollout ?? 0);
+  return { wallMs: metrics.durationMs ?? wallMs, rollouts: n, overheadShare: perRolloutOverhead / (dur / n) };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}
+function round(x: number, d = 1): number {
+  return Math.round(x * 10 ** d) / 10 ** d;
+}
+
+async function main(): Promise<void> {
+  await storeLoad();
+  if (!skipDocker) {
+    const c1 = dockerRun(1);
+    const c8 = dockerRun(8);
+    const rps1 = c1.rollouts / (c1.wallMs / 1000), rps8 = c8.rollouts / (c8.wallMs / 1000);
+    results.rolloutsPerSecC1 = round(rps1, 2);
+    results.rolloutsPerSecC8 = round(rps8, 2);
+    results.concurrencySpeedup = round(rps8 / rps1, 2);
+    results.controllerOverheadPct = round(100 * c1.overheadShare, 2);
+    rows.push(['controller overhead per rollout (concurrency 1)', `${round(100 * c1.overheadShare, 2)} %`, 'target ≤ 2 %']);
+    rows.push(['rollouts/s, docker, concurrency 1', `${round(rps1, 2)}`, `${c1.rollouts} rollouts`]);
+    rows.push(['rollouts/s, docker, concurrency 8', `${round(rps8, 2)}`, `${round(rps8 / rps1, 2)}× concurrency 1 (target ≥ 4×)`]);
+  }
+  const w = Math.max(...rows.map((r) => r[0].length));
+  console.log('\nbench/run');
+  for (const [a, b, c] of rows) console.log(`  ${a.padEnd(w)}  ${b.padStart(22)}  ${c}`);
+  console.log(JSON.stringify({ bench: 'run', ...results }));
+}
+
+void main();
