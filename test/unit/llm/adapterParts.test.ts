@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { resolveApiKey } from '../../../src/llm/apiKey.js';
+import { callCostUsd } from '../../../src/llm/cost.js';
+import { describeRequest, normaliseRequest, requestCacheKey } from '../../../src/llm/requestKey.js';
+import { parseRetryAfter, retryDelayMs } from '../../../src/llm/retryPolicy.js';
+import { scrubSecrets } from '../../../src/llm/scrubSecrets.js';
+import { endpointSchema } from '../../../src/core/spec/run.js';
+import type { ChatRequest } from '../../../src/core/ports/model.js';
+
+const headers = (h: Record<string, string>) => ({ get: (name: string) => h[name] ?? null });
+
+describe('adapter parts', () => {
+  describe('retry policy', () => {
+    const policy = { baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 5000 };
+    it('doubles per attempt, jitters within the upper half, and caps', () => {
+      assert.deepEqual([1, 2, 3, 4, 5].map((n) => retryDelayMs(n, policy, () => 1)), [100, 200, 400, 800, 1000]);
+      assert.deepEqual([1, 2, 3].map((n) => retryDelayMs(n, policy, () => 0)), [50, 100, 200]);
+    });
+    it('never waits less than Retry-After, up to its cap', () => {
+      assert.equal(retryDelayMs(1, policy, () => 0, 3000), 3000);
+      assert.equal(retryDelayMs(1, policy, () => 0, 60_000), 5000);
+      assert.equal(retryDelayMs(4, policy, () => 1, 10), 800);
+    });
+    it('reads Retry-After as seconds, as a date, and retry-after-ms', () => {
+      assert.equal(parseRetryAfter(headers({ 'retry-after': '2' })), 2000);
+      assert.equal(parseRetryAfter(headers({ 'retry-after-ms': '150', 'retry-after': '9' })), 150);
+      assert.equal(parseRetryAfter(headers({ 'retry-after': new Date(10_000).toUTCString() }), 4000), 6000);
+      assert.equal(parseRetryAfter(headers({ 'retry-after': 'soon' })), undefined);
+      assert.equal(parseRetryAfter(headers({})), undefined);
+    });
+  });
+
+  describe('request key', () => {
+    const base: ChatRequest = { messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }], temperature: 0.5, seed: 1 };
+    it('ignores stream, signal and key order, and changes with anything that changes the answer', () => {
+      const k = requestCacheKey(normaliseRequest('m', base));
+      assert.equal(requestCacheKey(normaliseRequest('m', { seed: 1, temperature: 0.5, messages: base.messages, stream: true, signal: new AbortController().signal })), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m2', base)), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, seed: 2 })), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, temperature: 0.7 })), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, toolChoice: 'required' })), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, responseSchema: { name: 'x', schema: {} } })), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, messages: [...base.messages, { role: 'user', content: 'more' }] })), k);
+    });
+    it('names a request by model and first-message digest without printing it', () => {
+      const text = describeRequest(normaliseRequest('m', base));
+      assert.match(text, /^model "m", 2 messages, first message \(system\) sha256:[0-9a-f]{12}$/);
+    });
+  });
+
+  it('scrubs keys, bearer tokens and sk- keys', () => {
+    const key = 'abcdefghijklmnop-very-secret';
+    const out = scrubSecrets(`failed with ${key}; Authorization: Bearer ${key} and sk-live_1234567890abcdef, api_key="zzz123"`, [key]);
+    assert.ok(!out.includes(key) && !out.includes('sk-live_1234567890abcdef') && !out.includes('zzz123'), out);
+    assert.equal(scrubSecrets('plain none text', ['none']), 'plain none text', 'short placeholders are not keys');
+  });
+
+  it('prices calls by requested model, then by the model that answered', () => {
+    const prices = { a: { inputPerMTok: 1, outputPerMTok: 2 }, 'b-2025': { inputPerMTok: 10, outputPerMTok: 20 } };
+    assert.equal(callCostUsd(prices, ['a', 'a-x'], 1_000_000, 500_000), 2);
+    assert.equal(callCostUsd(prices, ['b', 'b-2025'], 1000, 1000), 0.03);
+    assert.equal(callCostUsd(prices, ['c'], 1000, 1000), 0);
+  });
+
+  it('resolves keys: host key, then the named variable, else a placeholder for keyless local servers', () => {
+    const withEnv = endpointSchema.parse({ name: 'e', baseUrls: ['http://127.0.0.1:1/v1'], apiKeyEnv: 'MY_KEY' });
+    const keyless = endpointSchema.parse({ name: 'e', baseUrls: ['http://127.0.0.1:1/v1'] });
+    assert.equal(resolveApiKey(withEnv, 'host', { MY_KEY: 'env' }), 'host');
+    assert.equal(resolveApiKey(withEnv, undefined, { MY_KEY: 'env' }), 'env');
+    assert.equal(resolveApiKey(keyless, undefined, { OPENAI_API_KEY: 'must-not-leak' }), 'no-key');
+    assert.throws(() => resolveApiKey(withEnv, undefined, {}), /MY_KEY is not set/);
+  });
+});
