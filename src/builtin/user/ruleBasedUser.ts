@@ -1,0 +1,176 @@
+import { zeroUsage } from '../../core/ports/model.js';
+import type { Rng } from '../../core/ports/rng.js';
+import type { UserEpisode, UserRole, UserTurn } from '../../core/roles/ports.js';
+import type { AtifStep, StopReason, UserRating, VerifierOutcome } from '../../core/rollout/trajectory.js';
+import type { EnvironmentSpec, HiddenFact } from '../../core/spec/environment.js';
+import type { UserProfile } from '../../core/spec/user.js';
+import { backticked } from '../agent/playbook.js';
+
+export const ruleBasedUserLabel = 'built-in rule-based user (not an LLM)';
+
+const tangents = ['By the way, did you see the game last night?', 'Oh, and the coffee machine is broken again.', 'Sorry, my other screen keeps pinging me.'];
+const toneOnRepeat = { calm: 'As I said, ', frustrated: 'I already told you that. ', accusatory: 'Are you even listening? I said it already: ' } as const;
+const unavailableAsk = 'Also, please email the result to my boss when you are done.';
+
+/** The built-in simulated user: reveals hidden facts by keyword rules, shaped by its behaviour knobs; rates by rules. */
+export function createRuleBasedUser(): UserRole {
+  return { kind: 'builtin', label: ruleBasedUserLabel, begin: ({ env, profile, rng }) => new RuleBasedUserEpisode(env, profile, rng) };
+}
+
+class RuleBasedUserEpisode implements UserEpisode {
+  private readonly facts: HiddenFact[];
+  private readonly disclosed = new Set<string>();
+  private readonly pending: HiddenFact[] = [];
+  private agentMessages = 0;
+  private repeats = 0;
+  private offTopicStreak = 0;
+  private stop: StopReason | undefined;
+  private readonly patience: number;
+
+  constructor(private readonly env: EnvironmentSpec, private readonly profile: UserProfile, private readonly rng: Rng) {
+    this.facts = [...env.user.facts, ...profile.facts];
+    const b = profile.behavior;
+    this.patience = Math.max(1, Math.round(b.patience * (b.nonCollaborative.includes('impatience') ? 0.6 : 1)));
+  }
+
+  private get b(): UserProfile['behavior'] {
+    return this.profile.behavior;
+  }
+
+  async open(): Promise<UserTurn> {
+    const b = this.b;
+    const request = this.env.user.request;
+    const parts: string[] = [];
+    if (b.verbosity >= 0.7) parts.push(`Hi, I'm ${this.profile.persona.name}.${this.profile.persona.background ? ` ${this.profile.persona.background}` : ''}`);
+    // Ambiguity: a vague user drops the specifics of the request; a precise one volunteers the first thing the agent needs.
+    parts.push(b.ambiguity >= 0.7 ? `${request.split(/[,.?!]/)[0] ?? request}... you know, the usual thing.` : request);
+    const disclose: HiddenFact[] = [];
+    if (b.disclosure === 'upfront') disclose.push(...this.facts);
+    else if (b.ambiguity <= 0.2) {
+      const first = this.facts.find((f) => this.env.user.requiredFacts.includes(f.id)) ?? this.facts[0];
+      if (first) disclose.push(first);
+    }
+    for (const f of disclose) this.disclosed.add(f.id);
+    parts.push(...disclose.map((f) => f.text));
+    if (b.nonCollaborative.includes('unavailable_request')) parts.push(unavailableAsk);
+    return { message: this.style(parts.join(' ')), disclosedFacts: disclose.map((f) => f.id), usage: zeroUsage() };
+  }
+
+  async reply(agentMessage: string): Promise<UserTurn> {
+    const b = this.b;
+    this.agentMessages++;
+    if (this.agentMessages > this.patience) return this.end('out_of_patience', 'I have spent enough time on this. I will do it myself.');
+    const text = agentMessage.toLowerCase();
+    if (/\b(done|finished|completed)\b/.test(text) && !text.includes('?')) return this.end('done', 'Great, thanks.');
+
+    const matched = this.facts.filter((f) => f.keywords.some((k) => text.includes(k.toLowerCase())));
+    const parts: string[] = [];
+    const disclosedNow: string[] = [];
+    if (b.nonCollaborative.includes('impatience')) parts.push('Quickly, please.');
+    // Fragments: what did not fit in the last message trickles in now.
+    for (const f of this.pending.splice(0)) {
+      this.disclosed.add(f.id);
+      disclosedNow.push(f.id);
+      parts.push(f.text);
+    }
+    if (matched.length === 0) {
+      this.offTopicStreak++;
+      if (this.offTopicStreak >= 3) return this.end('out_of_scope', 'I do not see how that is related to what I asked. Let us stop here.');
+      parts.push(b.nonCollaborative.includes('tangent') && this.rng.chance(0.5) ? this.rng.pick(tangents)
+        : this.profile.persona.expertise === 'novice' ? 'I am not sure what you mean, I do not know the technical side.' : 'Not sure what you are asking.');
+      return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
+    }
+    this.offTopicStreak = 0;
+
+    const fresh = matched.filter((f) => !this.disclosed.has(f.id));
+    const repeated = matched.filter((f) => this.disclosed.has(f.id));
+    if (fresh.length === 0 && repeated.length > 0) {
+      this.repeats++;
+      if (this.repeats >= 3 && b.errorReaction !== 'calm') return this.end('gave_up', `${toneOnRepeat[b.errorReaction]}I give up.`);
+      parts.push(`${toneOnRepeat[b.errorReaction]}${repeated.map((f) => f.text).join(' ')}`);
+      return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
+    }
+    let answer = b.disclosure === 'incremental' ? fresh.slice(0, 1) : fresh;
+    if (b.nonCollaborative.includes('fragments') && answer.length > 1) {
+      this.pending.push(...answer.slice(1));
+      answer = answer.slice(0, 1);
+    }
+    for (const f of answer) {
+      // Cooperativeness: a partial answer names the topic but not the value, so the agent has to ask again.
+      if (this.rng.chance(b.cooperativeness)) {
+        this.disclosed.add(f.id);
+        disclosedNow.push(f.id);
+        parts.push(f.text);
+      } else {
+        parts.push(`Hmm, about the ${f.keywords[0] ?? 'details'}... I do not remember exactly right now.`);
+      }
+    }
+    if (b.nonCollaborative.includes('tangent') && this.rng.chance(0.3)) parts.push(this.rng.pick(tangents));
+    return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
+  }
+
+  async rate(input: { steps: AtifStep[]; submitted: boolean; verifier?: VerifierOutcome }): Promise<{ rating: UserRating; usage: ReturnType<typeof zeroUsage> }> {
+    const b = this.b;
+    const passed = (input.verifier?.reward ?? 0) >= 1;
+    const agentText = agentWords(input.steps);
+    const contradicted = this.facts.filter((f) => this.env.user.requiredFacts.includes(f.id) && contradicts(f, this.facts, agentText)).map((f) => f.id);
+    const goalMet = input.submitted && passed && contradicted.length === 0;
+    const turns = input.steps.filter((s) => s.source === 'agent').length;
+    const reasons: string[] = [];
+    let score = 5;
+    if (!goalMet) { score -= 2; reasons.push(!input.submitted ? 'the task was not handed in' : !passed ? 'the result is wrong' : `it went against what I said about ${contradicted.join(', ')}`); }
+    if (turns > this.patience * 0.75) { score -= 1; reasons.push(`it took ${turns} turns`); }
+    if (this.repeats > 0) { score -= Math.min(2, this.repeats); reasons.push(`I had to repeat myself ${this.repeats} time(s)`); }
+    if (!goalMet && b.errorReaction !== 'calm') { score -= 1; reasons.push(b.errorReaction === 'accusatory' ? 'and that is not acceptable' : 'which is frustrating'); }
+    if (b.nonCollaborative.includes('unavailable_request') && !/\b(can ?not|can't|unable)\b/i.test(agentText)) { score -= 1; reasons.push('my email request was ignored'); }
+    const satisfaction = Math.min(5, Math.max(1, score));
+    const stopReason: StopReason = this.stop ?? (input.submitted ? 'agent_submitted' : 'gave_up');
+    const reason = goalMet ? `Goal met${reasons.length ? `, but ${reasons.join('; ')}` : ''}.` : `Goal not met: ${reasons.join('; ')}.`;
+    return { rating: { goalMet, satisfaction, reason, stopReason }, usage: zeroUsage() };
+  }
+
+  private end(stop: StopReason, message: string): UserTurn {
+    this.stop = stop;
+    return { message: this.style(message), stop, disclosedFacts: [], usage: zeroUsage() };
+  }
+
+  /** Low verbosity trims pleasantries; the fragments mode writes in lower case without full stops. */
+  private style(message: string): string {
+    let m = this.b.verbosity < 0.3 ? message.replace(/^(Hi|Great|Sure|Hmm),?\s*/i, '') : message;
+    if (this.b.nonCollaborative.includes('fragments')) m = m.replace(/\.(\s|$)/g, '$1').replace(/^\w/, (c) => c.toLowerCase());
+    return m.trim();
+  }
+}
+
+/** Everything the agent said to the user or in its submit summary. */
+function agentWords(steps: AtifStep[]): string {
+  const out: string[] = [];
+  for (const s of steps) {
+    if (s.source !== 'agent') continue;
+    if (s.message) out.push(s.message);
+    for (const c of s.tool_calls ?? []) {
+      const a = c.arguments as { text?: unknown; summary?: unknown };
+      if (c.function_name === 'message_user' && typeof a.text === 'string') out.push(a.text);
+      if (c.function_name === 'submit' && typeof a.summary === 'string') out.push(a.summary);
+    }
+  }
+  return out.join('\n');
+}
+
+type Shape = 'path' | 'upper' | 'time' | 'number' | 'other';
+const shapeOf = (v: string): Shape =>
+  /\/|\.[a-z]{2,4}$/.test(v) ? 'path' : /^[A-Z]{3,}$/.test(v) ? 'upper' : /^\d\d:\d\d$/.test(v) ? 'time' : /^\d+$/.test(v) ? 'number' : 'other';
+
+/**
+ * A fact is contradicted when the agent states, in backticks, a value of the same shape as the fact's value that
+ * is no value the user ever gave (e.g. it reports writing `out/report.csv` when the user asked for another path).
+ */
+function contradicts(fact: HiddenFact, all: HiddenFact[], agentText: string): boolean {
+  // Numbers and plain words are too common in a summary to count; paths count only within the same folder.
+  const mine = backticked(fact.text).filter((v) => ['path', 'upper', 'time'].includes(shapeOf(v)));
+  if (mine.length === 0) return false;
+  const known = new Set(all.flatMap((f) => backticked(f.text)));
+  const folder = (p: string): string => p.replace(/\/?[^/]*$/, '');
+  const sameKind = (v: string): boolean => mine.some((m) => shapeOf(m) === shapeOf(v) && (shapeOf(v) !== 'path' || folder(v) === folder(m)));
+  return backticked(agentText).some((v) => sameKind(v) && !known.has(v));
+}
