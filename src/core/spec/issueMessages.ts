@@ -25,12 +25,14 @@ export function describeIssue(issue: z.core.$ZodIssue, root: z.ZodType, input: u
   // Messages about a value name its field, so they read on their own (CLI output, SpecError); messages about keys
   // and missing fields name it already.
   const at = (message: string, anchor: Anchor = 'value'): IssueMessage[] => [
-    { path, anchor, message: anchor === 'value' && path.length > 0 ? `${formatPath(path)}: ${message}` : message },
+    { path, anchor, message: anchor === 'value' && path.length > 0 && !namesField(message, path) ? `${formatPath(path)}: ${message}` : message },
   ];
+
+  // A required field that is not there at all fails as a wrong type or a wrong literal; either way, say it is missing.
+  if (issue.code !== 'unrecognized_keys' && issue.code !== 'custom' && isAbsent(input, path)) return at(missingMessage(path, schema), 'missing');
 
   switch (issue.code) {
     case 'invalid_type': {
-      if (isAbsent(input, path)) return at(missingMessage(path, schema), 'missing');
       const expected = schema ? expectation(schema) : `a ${issue.expected}`;
       let msg = `expected ${expected}, got ${show(value)}`;
       if (issue.expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
@@ -84,6 +86,11 @@ export function describeIssue(issue: z.core.$ZodIssue, root: z.ZodType, input: u
     default:
       return at(issue.message);
   }
+}
+
+/** True when a (custom) message already starts with the field it is about, e.g. "band.low must not exceed...". */
+function namesField(message: string, path: SpecPath): boolean {
+  return message.startsWith(formatPath(path)) || message.startsWith(`${String(path[path.length - 1])} `);
 }
 
 function missingMessage(path: SpecPath, schema: z.ZodType | undefined): string {
@@ -196,7 +203,7 @@ function near(word: string, names: readonly string[]): string | undefined {
   const best = closest(lower, names.map((n) => n.toLowerCase()));
   const original = names.find((n) => n.toLowerCase() === best)!;
   const d = distance(lower, best);
-  if (d <= Math.max(2, Math.floor(word.length / 3))) return original;
+  if (word.length >= 2 && d <= (word.length >= 4 ? 2 : 1)) return original;
   // Dropped letters ("timout" for "timeoutSec") and abbreviations read as typos too.
   if (word.length >= 3) return names.find((n) => isSubsequence(lower, n.toLowerCase()));
   return undefined;

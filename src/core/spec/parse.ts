@@ -52,7 +52,12 @@ export function parseSpecText(text: string, file: string, kind?: SpecKind): Pars
     problems.push(problemAt(file, range, severity, message, path));
   };
 
+  // One syntax error per line: the yaml package often reports a cascade after the first fault on a line.
+  const linesWithErrors = new Set<number>();
   for (const err of doc.errors) {
+    const line = lineCounter.linePos(err.pos[0]).line;
+    if (linesWithErrors.has(line)) continue;
+    linesWithErrors.add(line);
     const m = describeYamlError(err, doc, map, text);
     add(m.range, 'error', m.message);
   }
@@ -151,7 +156,7 @@ function resolveKind(doc: Document, file: string, explicit: SpecKind | undefined
 
   if (expected) {
     if (typeof field === 'string' && field !== expected && isSpecKind(field)) {
-      const because = explicit ? `a ${expected} spec is expected here` : `this file is named *${specKindInfo[expected].suffix}`;
+      const because = explicit ? `${expected === 'Environment' || expected === 'Agent' ? 'an' : 'a'} ${expected} spec is expected here` : `this file is named *${specKindInfo[expected].suffix}`;
       add(fieldRange, 'error', `${because} but says kind: ${field}; set kind: ${expected}${explicit ? '' : ` or rename the file to *${specKindInfo[field].suffix}`}`, ['kind']);
     }
     return expected;

@@ -35,7 +35,7 @@ export function crossFileProblems(specs: readonly ParsedSpec[], files: Workspace
         }
         const kind = kindByFile.get(target);
         if (kind && kind !== want) {
-          problems.push(problemAt(parsed.file, parsed.locate(path), 'error', `${formatPath(path)}: "${rel}" is ${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind} spec; population.${key} lists ${want} specs (*${specKindInfo[want].suffix})`, path));
+          problems.push(problemAt(parsed.file, parsed.locate(path), 'error', `${formatPath(path)}: "${rel}" is ${kind === 'Environment' || kind === 'Agent' ? 'an' : 'a'} ${kind} spec; population.${key} lists ${want} specs (*${specKindInfo[want].suffix})`, path));
         }
       });
     }

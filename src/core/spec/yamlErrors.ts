@@ -1,4 +1,4 @@
-import { isMap, visit, type Document, type YAMLError } from 'yaml';
+import { isCollection, isMap, visit, type Document, type YAMLError } from 'yaml';
 import type { SpecSourceMap } from './sourceMap.js';
 import { keyText } from './sourceMap.js';
 import type { TextRange } from './problems.js';
@@ -22,8 +22,9 @@ export function describeYamlError(err: YAMLError, doc: Document, map: SpecSource
       message = 'tab character used for indentation; YAML indents with spaces only — replace the tab with spaces';
       break;
     case 'DUPLICATE_KEY': {
-      const first = firstOccurrence(doc, start, map);
-      message = `duplicate key ${found}: each key may appear only once in a mapping${first ? ` (first at line ${first.line})` : ''}`;
+      const dup = duplicateKey(doc, start, map);
+      if (dup) return { range: dup.range, message: `duplicate key "${dup.name}": each key may appear only once in a mapping (first at line ${dup.first.line})` };
+      message = `duplicate key ${found}: each key may appear only once in a mapping`;
       break;
     }
     case 'MULTIPLE_DOCS': {
@@ -32,15 +33,25 @@ export function describeYamlError(err: YAMLError, doc: Document, map: SpecSource
       message = 'a second YAML document starts here ("---"); put one spec per file';
       break;
     }
-    case 'BLOCK_AS_IMPLICIT_KEY':
+    case 'BLOCK_AS_IMPLICIT_KEY': {
+      // The offending value runs to the end of the line ("title: Task: minimal").
+      const lineEnd = text.indexOf('\n', start);
+      end = lineEnd > start ? lineEnd : text.length;
       message = 'a "key: value" pair cannot start inside a value on the same line; quote the value if the colon is part of the text, or put the mapping on its own indented lines';
       break;
+    }
     case 'MULTILINE_IMPLICIT_KEY':
       message = 'a key must fit on one line; this looks like a value that lost its indentation or a missing ":"';
       break;
-    case 'BAD_INDENT':
+    case 'BAD_INDENT': {
+      const flow = unclosedFlow(doc, start);
+      if (flow) {
+        const [open, close, what] = flow.map ? ['{', '}', 'mapping'] : ['[', ']', 'list'];
+        return { range: map.offsets(flow.start, flow.end), message: `this ${what} opened with "${open}" is not closed; end it with "${close}" before the next key` };
+      }
       message = `${lowerFirst(err.message)}; check this line's indentation against the lines above`;
       break;
+    }
     case 'MISSING_CHAR':
       message = `${lowerFirst(err.message)} (YAML syntax)`;
       break;
@@ -53,16 +64,32 @@ export function describeYamlError(err: YAMLError, doc: Document, map: SpecSource
   return { range: map.offsets(start, end), message };
 }
 
-/** For a duplicate key at `offset`, where the same key first appears in its mapping. */
-function firstOccurrence(doc: Document, offset: number, map: SpecSourceMap): TextRange | undefined {
-  let result: TextRange | undefined;
+/** The innermost flow collection (`[...]` or `{...}`) that runs up to `offset` without being closed. */
+function unclosedFlow(doc: Document, offset: number): { start: number; end: number; map: boolean } | undefined {
+  let found: { start: number; end: number; map: boolean } | undefined;
+  visit(doc, {
+    Node(_, node) {
+      if (!isCollection(node) || !node.flow || !node.range) return;
+      const [start, end] = node.range;
+      if (start < offset && end >= offset && (!found || start > found.start)) found = { start, end, map: isMap(node) };
+    },
+  });
+  return found;
+}
+
+/** For a duplicate key starting at `offset`: its name, its whole range, and where the same key first appears. */
+function duplicateKey(doc: Document, offset: number, map: SpecSourceMap): { name: string; range: TextRange; first: TextRange } | undefined {
+  let result: { name: string; range: TextRange; first: TextRange } | undefined;
   visit(doc, {
     Map(_, node) {
       if (!isMap(node)) return;
       const dup = node.items.find((p) => (p.key as { range?: number[] } | null)?.range?.[0] === offset);
       if (!dup) return;
-      const first = node.items.find((p) => keyText(p.key) === keyText(dup.key));
-      if (first && first !== dup) result = map.nodeRange(first.key);
+      const name = keyText(dup.key);
+      const first = node.items.find((p) => keyText(p.key) === name);
+      const range = map.nodeRange(dup.key);
+      const firstRange = first && first !== dup ? map.nodeRange(first.key) : undefined;
+      if (range && firstRange) result = { name, range, first: firstRange };
       return visit.BREAK;
     },
   });
