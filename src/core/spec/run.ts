@@ -14,7 +14,10 @@ export const endpointSchema = z
     timeoutMs: z.number().int().min(100).max(3_600_000).default(120_000).describe('Timeout of one request in ms.'),
     maxRetries: z.number().int().min(0).max(20).default(4).describe('Retries on 429, 5xx and timeouts, with exponential backoff honouring Retry-After.'),
     prices: z
-      .record(z.string(), z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }))
+      .record(z.string(), z.strictObject({
+        inputPerMTok: z.number().min(0).describe('USD per million prompt tokens.'),
+        outputPerMTok: z.number().min(0).describe('USD per million completion tokens.'),
+      }))
       .default({})
       .describe('Price per million tokens by model name, for cost accounting.'),
   })

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { specJsonSchema, specJsonSchemaFiles } from '../../../src/core/spec/jsonSchema.js';
+import { specKinds } from '../../../src/core/spec/kinds.js';
 
 const schemaDir = join(__dirname, '../../../environments/schemas');
 
@@ -23,5 +24,21 @@ describe('JSON Schemas generated from the zod source', () => {
     assert.deepEqual([...env.required].sort(), ['apiVersion', 'id', 'instruction', 'kind', 'oracle', 'title', 'user', 'verifier']);
     assert.equal(env.additionalProperties, false);
     for (const [key, prop] of Object.entries(env.properties)) assert.ok(prop.description, `${key} has a description`);
+  });
+
+  it('describe every field at every depth, so hover in the editor always has something to say', () => {
+    const undescribed: string[] = [];
+    const walk = (s: Record<string, unknown> | undefined, at: string): void => {
+      if (!s || typeof s !== 'object') return;
+      for (const [key, prop] of Object.entries((s.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        if (!prop.description) undescribed.push(`${at}.${key}`);
+        walk(prop, `${at}.${key}`);
+      }
+      walk(s.items as Record<string, unknown> | undefined, `${at}[]`);
+      if (typeof s.additionalProperties === 'object') walk(s.additionalProperties as Record<string, unknown>, `${at}{}`);
+      for (const key of ['anyOf', 'oneOf', 'allOf']) ((s[key] ?? []) as Record<string, unknown>[]).forEach((o, i) => walk(o, `${at}|${i}`));
+    };
+    for (const kind of specKinds) walk(specJsonSchema(kind), kind);
+    assert.deepEqual(undescribed, []);
   });
 });
