@@ -118,7 +118,7 @@ describe('LLM roles against the loopback server', function () {
 
   it('designer: repairs an invalid child from positioned problems, then returns it with a new id and lineage', async () => {
     const { lineage: _l, ...parent } = sampleEnv;
-    const invalid = { ...parent, knobs: { ...parent.knobs, horizon: 5 }, user: { ...parent.user, requiredFacts: ['service', 'deadline'] } };
+    const invalid = { ...parent, titel: 'typo', knobs: { ...parent.knobs, horizon: 5 }, user: { ...parent.user, requiredFacts: ['service', 'deadline'] } };
     const valid = { ...parent, title: 'Count errors across two logs', knobs: { ...parent.knobs, horizon: 30 }, difficulty: 2 };
     server.script('designer', reply.json(invalid), reply.json(valid));
     const proposal = await createLlmDesigner(model).propose({ parent: sampleEnv, direction: 'harder', knob: 'horizon', stats, generation: 3, rng: createRng(5) });
@@ -129,7 +129,7 @@ describe('LLM roles against the loopback server', function () {
     assert.deepEqual(proposal.child.lineage, { parent: 'log-triage-1', operator: 'llm:harder:horizon', generation: 3 });
     assert.equal(proposal.child.knobs.horizon, 30);
     const repair = String(server.requests[1]!.body.messages.at(-1)?.content);
-    assert.match(repair, /user\.requiredFacts\[1\]: required fact "deadline" is not defined in user\.facts/);
+    assert.match(repair, /titel: unknown key "titel" at the top level; did you mean "title"\?/, 'problems come from the spec validator');
     assert.equal(server.requests[0]!.body.response_format?.json_schema?.name, 'environment_spec');
   });
 

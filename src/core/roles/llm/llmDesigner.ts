@@ -4,6 +4,7 @@ import type { EnvironmentSpec } from '../../spec/environment.js';
 import type { DesignerRole } from '../ports.js';
 import { childId, sameContent, withIdentity } from './childIdentity.js';
 import { designerRequest, designerSystemPrompt } from './designerPrompt.js';
+import { validateSpecJson } from './specValidation.js';
 import { completeStructured, jsonSchemaOf } from './structuredOutput.js';
 
 /**
@@ -33,6 +34,7 @@ export function createLlmDesigner(model: ChatModel, options: { maxRepairs?: numb
         schemaName: 'environment_spec',
         jsonSchema: jsonSchemaOf(environmentSpecSchema),
         prepare: (json) => withIdentity(json, identity),
+        parse: (json) => validateSpecJson('Environment', json),
         check: (child) => childProblems(parent, child, direction, knob),
         maxRepairs,
         seed: rng.int(0, 2 ** 31 - 1),

@@ -4,6 +4,7 @@ import type { UserProfile } from '../../spec/user.js';
 import type { Direction, PairStats, UserEvolverRole } from '../ports.js';
 import { childId, sameContent, withIdentity } from './childIdentity.js';
 import { roleMarker } from './roleMarker.js';
+import { validateSpecJson } from './specValidation.js';
 import { completeStructured, jsonSchemaOf } from './structuredOutput.js';
 
 export const userEvolverInstructions = `You evolve simulated users that test an AI agent working in a terminal. Users should become harder (or easier) the way real people are hard: not as arbitrary adversaries.
@@ -47,6 +48,7 @@ export function createLlmUserEvolver(model: ChatModel, options: { maxRepairs?: n
         schemaName: 'user_profile',
         jsonSchema: jsonSchemaOf(userProfileSchema),
         prepare: (json) => withIdentity(json, identity),
+        parse: (json) => validateSpecJson('User', json),
         check: (child) => {
           const problems: string[] = [];
           if (sameContent(parent as unknown as Record<string, unknown>, child as unknown as Record<string, unknown>)) problems.push(`(root): the child is identical to its parent; make it ${direction}`);

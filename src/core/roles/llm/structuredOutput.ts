@@ -17,6 +17,11 @@ export interface StructuredRequest<T> {
   maxRepairs: number;
   /** Runs on the parsed JSON before zod, e.g. to fill in fields the caller owns (ids, lineage). */
   prepare?: (json: unknown) => unknown;
+  /**
+   * Replaces the zod check with the caller's validator (the spec validator gives better messages than raw zod
+   * issues); `prepare` and `check` still apply around it.
+   */
+  parse?: (json: unknown) => Validated<T>;
   /** Sent as response_format instead of the schema derived from `schema`. */
   jsonSchema?: Record<string, unknown>;
   /** Problems zod cannot see (an unchanged child, a rule across objects), as "path: message" lines. */
@@ -60,7 +65,7 @@ export async function completeStructured<T>(model: ChatModel, req: StructuredReq
     });
     usage = addUsage(usage, res.usage);
     const content = res.message.content ?? '';
-    const checked = validate(content, req.schema, req.check, req.prepare);
+    const checked = validate(content, req.parse ?? req.schema, req.check, req.prepare);
     if (checked.ok) return { ok: true, value: checked.value, usage, repairs: attempt };
     problems = checked.problems;
     messages.push({ role: 'assistant', content });
@@ -79,15 +84,27 @@ export function repairPrompt(problems: string[]): string {
   ].join('\n');
 }
 
-type Validated<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+export type Validated<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
-export function validate<T>(content: string, schema: z.ZodType<T>, check?: (value: T) => string[], prepare?: (json: unknown) => unknown): Validated<T> {
+export function validate<T>(
+  content: string,
+  schema: z.ZodType<T> | ((json: unknown) => Validated<T>),
+  check?: (value: T) => string[],
+  prepare?: (json: unknown) => unknown,
+): Validated<T> {
   const json = extractJson(content);
   if (!json.ok) return { ok: false, problems: [`(root): ${json.error}`] };
-  const parsed = schema.safeParse(prepare ? prepare(json.value) : json.value);
-  if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`) };
-  const extra = check?.(parsed.data) ?? [];
-  return extra.length > 0 ? { ok: false, problems: extra } : { ok: true, value: parsed.data };
+  const input = prepare ? prepare(json.value) : json.value;
+  let parsed: Validated<T>;
+  if (typeof schema === 'function') {
+    parsed = schema(input);
+  } else {
+    const r = schema.safeParse(input);
+    parsed = r.success ? { ok: true, value: r.data } : { ok: false, problems: r.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`) };
+  }
+  if (!parsed.ok) return parsed;
+  const extra = check?.(parsed.value) ?? [];
+  return extra.length > 0 ? { ok: false, problems: extra } : parsed;
 }
 
 /** Tolerates a code fence or a sentence around the object, which models add despite instructions. */
