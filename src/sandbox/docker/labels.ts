@@ -18,6 +18,11 @@ export function ownerIsAlive(labels: Record<string, string>): boolean {
   const host = labels[ownerHostLabel];
   const pid = Number(labels[ownerPidLabel]);
   if (host !== hostname()) return true;
+  return pidIsAlive(pid);
+}
+
+/** True when a process with this pid runs on this machine (pid reuse aside). */
+export function pidIsAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
