@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import type { Authoring } from './authoring/activateAuthoring.js';
 import type { RunsTreeProvider } from './runsTree/runsTreeProvider.js';
 
 /**
@@ -10,4 +11,6 @@ export interface CoevolveApi {
   runsProvider: RunsTreeProvider;
   diagnostics: vscode.DiagnosticCollection;
   log: vscode.LogOutputChannel;
+  /** Live spec validation, the environment tests and the Environments view. */
+  authoring: Authoring;
 }

@@ -6,13 +6,15 @@ import type { CoevolveApi } from './api.js';
 import { activateLog } from './log/activateLog.js';
 import { activateRunsView } from './runsTree/activateRunsView.js';
 import { activateSpecValidation } from './specs/activateSpecValidation.js';
+import { activateAuthoring } from './authoring/activateAuthoring.js';
 
 export function activate(context: vscode.ExtensionContext): CoevolveApi {
   const log = activateLog(context);
   const runsProvider = activateRunsView(context);
   const diagnostics = activateSpecValidation(context, log);
+  const authoring = activateAuthoring(context, log, diagnostics);
   log.info(`Coevolve ${toolVersion} activated`);
-  return { version: toolVersion, runsProvider, diagnostics, log };
+  return { version: toolVersion, runsProvider, diagnostics, log, authoring };
 }
 
 export function deactivate(): void {}

@@ -6,6 +6,14 @@ import { toDiagnostic } from './problemDiagnostics.js';
 export const specFileGlob = '**/*.{env,user,run,agent}.{yaml,yml}';
 const excludedFolders = '**/{node_modules,.git,dist,out}/**';
 
+let workspaceValidator: ((token?: vscode.CancellationToken) => Promise<SpecValidationSummary>) | undefined;
+
+/** Hands the command over to live validation, so the command and the diagnostics as you type never disagree. */
+export function takeOverWorkspaceValidation(validate: (token?: vscode.CancellationToken) => Promise<SpecValidationSummary>): vscode.Disposable {
+  workspaceValidator = validate;
+  return { dispose: () => { if (workspaceValidator === validate) workspaceValidator = undefined; } };
+}
+
 export interface SpecValidationSummary {
   files: number;
   filesWithProblems: number;
@@ -22,6 +30,8 @@ export async function validateWorkspaceSpecs(
   log: vscode.LogOutputChannel,
   token?: vscode.CancellationToken,
 ): Promise<SpecValidationSummary> {
+  // Live validation (authoring), once active, owns the collection: it also checks rules across files and open editors' text.
+  if (workspaceValidator) return workspaceValidator(token);
   const uris = await vscode.workspace.findFiles(specFileGlob, excludedFolders, undefined, token);
   const summary: SpecValidationSummary = { files: 0, filesWithProblems: 0, errors: 0, warnings: 0 };
   const decoder = new TextDecoder('utf-8');
