@@ -1,0 +1,94 @@
+// Page object over the VS Code web workbench (selectors checked on VS Code 1.100 / code-server 4.100.3). Flows
+// talk in workbench terms (open a view container, run a command, read the Problems panel) and never in selectors,
+// so a later workbench version needs fixes here only.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+
+const ready = 30_000;
+
+export class Workbench {
+  constructor(
+    readonly page: Page,
+    private readonly screenshotDir: string,
+  ) {}
+
+  /** Loads the workbench on a folder and waits until the extensions have finished activating. */
+  async open(url: string): Promise<void> {
+    await this.page.goto(url);
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await this.page.locator('.activitybar').waitFor({ timeout: ready });
+    await this.waitForActivation();
+  }
+
+  /**
+   * The status bar says "Activating Extensions..." while activate() runs. It shows up a moment after the workbench,
+   * so wait for it to appear (it may have come and gone already on a fast machine), then for it to go.
+   */
+  async waitForActivation(): Promise<void> {
+    const activating = this.page.locator('.statusbar', { hasText: 'Activating Extensions' });
+    await activating.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+    await activating.waitFor({ state: 'hidden', timeout: 60_000 });
+  }
+
+  activityBarEntry(title: string): Locator {
+    // The badge next to an entry carries the same aria-label; the entry itself is the action link.
+    return this.page.locator(`.activitybar a.action-label[aria-label^="${title}"]`);
+  }
+
+  /** Clicks a view container's activity-bar entry and waits for the side bar to show it. */
+  async openViewContainer(title: string): Promise<void> {
+    const entry = this.activityBarEntry(title);
+    await entry.waitFor({ timeout: ready });
+    await entry.click();
+    await this.sideBarTitle().filter({ hasText: title }).waitFor({ timeout: ready });
+    // Opening a view activates its extension (onView) if nothing did yet; screenshots should show the settled view.
+    await this.waitForActivation();
+  }
+
+  /** The side bar's title: "Coevolve" or, while the container shows a single view, "Coevolve: Runs". */
+  sideBarTitle(): Locator {
+    return this.page.locator('.part.sidebar .composite.title .title-label h2');
+  }
+
+  /** A view's section header in the side bar, by view name. */
+  viewHeader(name: string): Locator {
+    return this.page.locator(`.part.sidebar .pane-header[aria-label^="${name}"]`);
+  }
+
+  /** The welcome content (contributes.viewsWelcome) shown by an empty view. */
+  viewWelcome(): Locator {
+    return this.page.locator('.part.sidebar .welcome-view-content');
+  }
+
+  /** Runs a command from the palette by its full title, e.g. "Coevolve: Validate Workspace Specs". */
+  async runCommand(title: string): Promise<void> {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: ready });
+    await input.fill(`>${title}`);
+    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: ready });
+    await this.page.keyboard.press('Enter');
+  }
+
+  notification(text: string | RegExp): Locator {
+    return this.page.locator('.notifications-toasts .notification-toast', { hasText: text });
+  }
+
+  async openProblemsPanel(): Promise<void> {
+    await this.runCommand('View: Focus Problems');
+    await this.page.locator('.markers-panel').waitFor({ timeout: ready });
+  }
+
+  problemRows(): Locator {
+    return this.page.locator('.markers-panel .monaco-list-row');
+  }
+
+  /** Saves a PNG under artifacts/screenshots/ and returns its path; look at it, then assert on the DOM. */
+  async screenshot(name: string): Promise<string> {
+    mkdirSync(this.screenshotDir, { recursive: true });
+    const path = join(this.screenshotDir, `${name}.png`);
+    await this.page.screenshot({ path });
+    return path;
+  }
+}
