@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, lineageSchema, provenanceSchema, relativePathSchema, specApiVersion } from './common.js';
+import { checkReferences, checkUnique, evenWithOtherErrors, field, listOf } from './crossField.js';
 
 export const sandboxFileSchema = z
   .strictObject({
@@ -93,27 +94,13 @@ export const environmentSpecSchema = z
     provenance: provenanceSchema.default({}),
   })
   .superRefine((spec, ctx) => {
-    const factIds = new Set<string>();
-    spec.user.facts.forEach((fact, i) => {
-      if (factIds.has(fact.id)) ctx.addIssue({ code: 'custom', message: `duplicate fact id "${fact.id}"`, path: ['user', 'facts', i, 'id'] });
-      factIds.add(fact.id);
-    });
-    spec.user.requiredFacts.forEach((id, i) => {
-      if (!factIds.has(id)) ctx.addIssue({ code: 'custom', message: `required fact "${id}" is not defined in user.facts`, path: ['user', 'requiredFacts', i] });
-    });
-    checkUniquePaths(spec.sandbox.files, ['sandbox', 'files'], ctx);
-    checkUniquePaths(spec.verifier.files, ['verifier', 'files'], ctx);
-  })
+    const user = field(spec, 'user');
+    const factIds = checkUnique(listOf(field(user, 'facts')), 'id', ['user', 'facts'], 'fact id', ctx);
+    checkReferences(listOf(field(user, 'requiredFacts')), factIds, ['user', 'requiredFacts'], (id) => `required fact "${id}" is not defined in user.facts`, ctx);
+    checkUnique(listOf(field(field(spec, 'sandbox'), 'files')), 'path', ['sandbox', 'files'], 'file path', ctx);
+    checkUnique(listOf(field(field(spec, 'verifier'), 'files')), 'path', ['verifier', 'files'], 'file path', ctx);
+  }, evenWithOtherErrors)
   .describe('A terminal task environment: sandbox, instruction, verifier, oracle, hint, user context and difficulty knobs.');
-
-function checkUniquePaths(files: { path: string }[], at: (string | number)[], ctx: z.RefinementCtx): void {
-  const seen = new Set<string>();
-  files.forEach((f, i) => {
-    const norm = f.path.replace(/^\.\//, '');
-    if (seen.has(norm)) ctx.addIssue({ code: 'custom', message: `duplicate file path "${f.path}"`, path: [...at, i, 'path'] });
-    seen.add(norm);
-  });
-}
 
 export type EnvironmentSpec = z.infer<typeof environmentSpecSchema>;
 export type EnvironmentSpecInput = z.input<typeof environmentSpecSchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentGenesSchema } from './agent.js';
 import { idSchema, relativePathSchema, specApiVersion } from './common.js';
+import { checkUnique, evenWithOtherErrors, field, listOf } from './crossField.js';
 
 export const roleNames = ['agent', 'user', 'designer', 'judge'] as const;
 export type RoleName = (typeof roleNames)[number];
@@ -145,21 +146,20 @@ export const runConfigSchema = z
     output: z.string().min(1).max(1024).default('runs').describe('Folder for run directories, relative to the workspace.'),
   })
   .superRefine((run, ctx) => {
-    const names = new Set<string>();
-    run.endpoints.forEach((e, i) => {
-      if (names.has(e.name)) ctx.addIssue({ code: 'custom', message: `duplicate endpoint name "${e.name}"`, path: ['endpoints', i, 'name'] });
-      names.add(e.name);
-    });
+    const names = checkUnique(listOf(field(run, 'endpoints')), 'name', ['endpoints'], 'endpoint name', ctx);
     for (const role of roleNames) {
-      const r = run.roles[role];
-      if (r.kind === 'llm' && !names.has(r.endpoint)) {
-        ctx.addIssue({ code: 'custom', message: `role ${role} uses endpoint "${r.endpoint}", which is not defined in endpoints`, path: ['roles', role, 'endpoint'] });
+      const r = field(field(run, 'roles'), role);
+      const endpoint = field(r, 'endpoint');
+      if (field(r, 'kind') === 'llm' && typeof endpoint === 'string' && !names.has(endpoint)) {
+        ctx.addIssue({ code: 'custom', message: `role ${role} uses endpoint "${endpoint}", which is not defined in endpoints`, path: ['roles', role, 'endpoint'] });
       }
     }
-    if (run.population.environments.length === 0 && run.population.builtinFamilies.length === 0) {
+    const population = field(run, 'population');
+    const environments = field(population, 'environments'), families = field(population, 'builtinFamilies');
+    if (Array.isArray(environments) && Array.isArray(families) && environments.length === 0 && families.length === 0) {
       ctx.addIssue({ code: 'custom', message: 'population needs environments or builtinFamilies', path: ['population'] });
     }
-  })
+  }, evenWithOtherErrors)
   .describe('A co-evolution run: population, plays per pair, band, budgets, roles and sandbox.');
 
 export type RunConfig = z.infer<typeof runConfigSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, lineageSchema, provenanceSchema, specApiVersion } from './common.js';
+import { checkReferences, checkUnique, evenWithOtherErrors, field, listOf } from './crossField.js';
 import { hiddenFactSchema } from './environment.js';
 
 export const disclosureModes = ['upfront', 'on_request', 'incremental'] as const;
@@ -47,15 +48,9 @@ export const userProfileSchema = z
     provenance: provenanceSchema.default({}),
   })
   .superRefine((user, ctx) => {
-    const ids = new Set<string>();
-    user.facts.forEach((f, i) => {
-      if (ids.has(f.id)) ctx.addIssue({ code: 'custom', message: `duplicate fact id "${f.id}"`, path: ['facts', i, 'id'] });
-      ids.add(f.id);
-    });
-    user.goal?.requires.forEach((id, i) => {
-      if (!ids.has(id)) ctx.addIssue({ code: 'custom', message: `goal requires fact "${id}", which is not defined in facts`, path: ['goal', 'requires', i] });
-    });
-  })
+    const ids = checkUnique(listOf(field(user, 'facts')), 'id', ['facts'], 'fact id', ctx);
+    checkReferences(listOf(field(field(user, 'goal'), 'requires')), ids, ['goal', 'requires'], (id) => `goal requires fact "${id}", which is not defined in facts`, ctx);
+  }, evenWithOtherErrors)
   .describe('A simulated user: persona, behaviour knobs, personal facts and goal.');
 
 export type UserProfile = z.infer<typeof userProfileSchema>;

@@ -48,6 +48,11 @@ const cases: Record<string, Expected[]> = {
   'absolute-path.env.yaml': [[10, 13, 10, 24, ['sandbox', 'files', 0, 'path'], 'path must be relative']],
   'duplicate-fact-id.env.yaml': [[21, 11, 21, 15, ['user', 'facts', 1, 'id'], 'duplicate fact id "file"']],
   'dangling-fact.env.yaml': [[21, 25, 21, 30, ['user', 'requiredFacts', 1], 'required fact "owner" is not defined in user.facts']],
+  // Cross-field rules run even when another field is wrong, so both faults show in one pass.
+  'two-faults-one-pass.env.yaml': [
+    [8, 15, 8, 19, ['sandbox', 'limits', 'memoryMb'], 'expected an integer between 16 and 65536, got "lots"'],
+    [21, 25, 21, 30, ['user', 'requiredFacts', 1], 'required fact "owner" is not defined in user.facts'],
+  ],
   'bad-record-key.env.yaml': [[8, 5, 8, 10, ['sandbox', 'env', '2FAST'], 'invalid key "2FAST": environment variable names']],
   'bad-enum.user.yaml': [
     [7, 15, 7, 25, ['behavior', 'disclosure'], 'got "on-request"; did you mean "on_request"?'],
