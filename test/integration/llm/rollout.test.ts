@@ -2,6 +2,9 @@
 // server, with the rollout engine and the process sandbox backend: the roles fit the engine, and every token and
 // cent the server reported lands in the rollout record.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { playRollout } from '../../../src/core/rollout/engine.js';
 import { systemClock } from '../../../src/core/ports/clock.js';
 import { addUsage, zeroUsage } from '../../../src/core/ports/model.js';
@@ -12,6 +15,10 @@ import { agentConfigSchema } from '../../../src/core/spec/agent.js';
 import { environmentSpecSchema } from '../../../src/core/spec/environment.js';
 import { endpointSchema, runConfigSchema } from '../../../src/core/spec/run.js';
 import { createChatModel } from '../../../src/llm/createChatModel.js';
+import type { ChatModelOptions } from '../../../src/llm/createChatModel.js';
+import { createRequestCache } from '../../../src/llm/requestCache.js';
+import type { ChatModel } from '../../../src/core/ports/model.js';
+import type { RolloutRecord } from '../../../src/core/rollout/trajectory.js';
 import { createSandboxBackend } from '../../../src/sandbox/factory.js';
 import { reply, startModelServer } from '../../support/modelServer.js';
 import type { MessageReply, ModelServer, ScriptedUsage } from '../../support/modelServer.js';
@@ -48,20 +55,8 @@ describe('an episode played by LLM roles through the rollout engine', function (
     server.script('user-rater', withUsage(reply.json({ goalMet: true, satisfaction: 5, reason: 'It asked the right question and got it right.' })));
     server.script('judge', withUsage(reply.json({ tags: [{ tag: 'clarified_intent', steps: [4], evidence: 'asked which service' }] })));
 
-    const model = createChatModel(endpointSchema.parse({ name: 'local', baseUrls: [server.baseUrl], prices, maxRetries: 0 }), { kind: 'llm', endpoint: 'local', model: 'test-model', temperature: 0, maxTokens: 256 });
-    const record = await playRollout(
-      {
-        runId: 'run-1', runSeed: 1, rolloutId: 'r-1', generation: 0, pairId: 'p-1', trial: 0, hint: false,
-        env, user: sampleProfile, agent: agentConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Agent', id: 'agent-0' }),
-      },
-      {
-        backend: createSandboxBackend('process', { warn: () => undefined }),
-        roles: { agent: createLlmAgent(model), user: createLlmUser(model), judge: createLlmJudge(model) },
-        budgets: runDefaults.budgets,
-        rewardWeights: runDefaults.reward,
-        clock: systemClock,
-      },
-    );
+    const model = modelFor(server);
+    const record = await play(model);
 
     assert.equal(record.error, undefined);
     assert.equal(record.status, 'terminated');
@@ -85,4 +80,55 @@ describe('an episode played by LLM roles through the rollout engine', function (
     // Usages were assigned in script order: user 1-2, agent 3-6, rater 7, judge 8.
     assert.equal(perStep.promptTokens, 100 * (3 + 4 + 5 + 6), 'agent steps carry their own turn metrics');
   });
+
+  it('replays a recorded episode with zero requests and the same trajectory', async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), 'coevolve-llm-replay-'));
+    try {
+      server.handle('user', (r) => (r.body.messages.length <= 2 ? reply.text('please count the errors in app.log') : reply.text('Only the payments service matters, and the threshold is 3 errors.')));
+      server.handle('agent', (r) => {
+        const turns = r.body.messages.filter((m) => m.role === 'assistant').length;
+        return [
+          reply.tool('message_user', { text: 'Which service?' }),
+          reply.tool('run_command', { command: 'grep -c "ERROR payments" app.log > count.txt' }),
+          reply.tool('submit', { summary: 'done' }),
+        ][Math.min(turns, 2)] as MessageReply;
+      });
+      server.handle('user-rater', () => reply.json({ goalMet: true, satisfaction: 4, reason: 'fine' }));
+      server.handle('judge', () => reply.json({ tags: [] }));
+      const recorded = await play(modelFor(server, { cache: createRequestCache(cacheDir, 'rw') }));
+      const before = server.count();
+      assert.ok(before > 0 && recorded.success);
+
+      const replayModel = modelFor(server, { cache: createRequestCache(cacheDir, 'replay'), env: {} });
+      const replayed = await play(replayModel);
+      assert.equal(server.count(), before, 'the replay sent no request');
+      assert.equal(replayModel.stats?.().networkRequests, 0);
+      // Everything but wall-clock times must match.
+      const untimed = (key: string, value: unknown) => (key === 'timestamp' || key === 'durationMs' ? undefined : value);
+      const shape = (r: RolloutRecord) => JSON.parse(JSON.stringify({ steps: r.steps, rating: r.userRating, tags: r.tags, usage: r.usage, success: r.success }, untimed));
+      assert.deepEqual(shape(replayed), shape(recorded));
+    } finally {
+      await rm(cacheDir, { recursive: true, force: true });
+    }
+  });
 });
+
+function modelFor(server: ModelServer, options: ChatModelOptions = {}): ChatModel {
+  return createChatModel(endpointSchema.parse({ name: 'local', baseUrls: [server.baseUrl], prices, maxRetries: 0 }), { kind: 'llm', endpoint: 'local', model: 'test-model', temperature: 0, maxTokens: 256 }, options);
+}
+
+function play(model: ChatModel): Promise<RolloutRecord> {
+  return playRollout(
+    {
+      runId: 'run-1', runSeed: 1, rolloutId: 'r-1', generation: 0, pairId: 'p-1', trial: 0, hint: false,
+      env, user: sampleProfile, agent: agentConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Agent', id: 'agent-0' }),
+    },
+    {
+      backend: createSandboxBackend('process', { warn: () => undefined }),
+      roles: { agent: createLlmAgent(model), user: createLlmUser(model), judge: createLlmJudge(model) },
+      budgets: runDefaults.budgets,
+      rewardWeights: runDefaults.reward,
+      clock: systemClock,
+    },
+  );
+}
