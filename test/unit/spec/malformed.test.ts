@@ -134,6 +134,13 @@ describe('spec parsing: malformed files', () => {
     }
   });
 
+  it('CRLF line ends give the same ranges', () => {
+    for (const name of ['wrong-type-number.env.yaml', 'wrong-type-list.env.yaml', 'missing-nested.env.yaml', 'tab-indent.env.yaml']) {
+      const crlf = readFileSync(join(dir, name), 'utf8').replace(/\n/g, '\r\n');
+      assertProblems(parseSpecText(crlf, name).problems, cases[name]!, name);
+    }
+  });
+
   it('never throws, whatever the text', function () {
     this.timeout(20_000);
     const texts = [
