@@ -1,0 +1,213 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { CoevolveApi } from '../../../src/extension/api.js';
+import { environmentScaffold } from '../../../src/extension/authoring/scaffolds.js';
+import type { Problem } from '../../../src/core/spec/problems.js';
+import { needService } from '../../support/services.js';
+
+const extensionId = 'coevolve.coevolve';
+
+async function api(): Promise<CoevolveApi> {
+  const ext = vscode.extensions.getExtension<CoevolveApi>(extensionId);
+  assert.ok(ext, 'the extension is loaded');
+  return ext.activate();
+}
+
+function folder(): vscode.Uri {
+  const f = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(f, 'a workspace folder is open');
+  return f.uri;
+}
+
+async function writeFile(rel: string, text: string): Promise<vscode.Uri> {
+  const uri = vscode.Uri.joinPath(folder(), rel);
+  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
+  return uri;
+}
+
+/** Resolves once `probe` returns a value, re-checking whenever diagnostics change; fails after `ms`. */
+function whenDiagnostics<T>(probe: () => T | undefined, what: string, ms = 15_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const first = probe();
+    if (first !== undefined) return resolve(first);
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, ms);
+    const sub = vscode.languages.onDidChangeDiagnostics(() => {
+      const v = probe();
+      if (v === undefined) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(v);
+    });
+  });
+}
+
+/** What `coevolve validate --json` reports for a file, through the CLI bundled with the extension. */
+function cliProblems(uri: vscode.Uri): Problem[] {
+  const cli = join(vscode.extensions.getExtension(extensionId)!.extensionPath, 'dist/cli.js');
+  const r = spawnSync(process.execPath, [cli, 'validate', '--json', uri.fsPath], { cwd: folder().fsPath, encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+  assert.ok(r.stdout.trim().startsWith('['), `the CLI printed JSON (exit ${r.status}): ${r.stdout}${r.stderr}`);
+  return JSON.parse(r.stdout) as Problem[];
+}
+
+const rangeText = (r: vscode.Range): string => `${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character}`;
+
+const brokenSpec = `apiVersion: coevolve/v1
+kind: Environment
+id: Typo Id
+title: A spec with mistakes
+instruction: Do the thing.
+sandbox:
+  limits:
+    memryMb: 128
+    pids: 2
+verifier:
+  script: exit 0
+oracle:
+  script: exit 0
+user:
+  request: please
+  goal: done
+`;
+
+describe('authoring: live diagnostics', () => {
+  before(async () => {
+    await api();
+  });
+
+  it('opening a broken spec shows the CLI\'s problems at the CLI\'s exact ranges', async () => {
+    const uri = await writeFile('authoring-broken.env.yaml', brokenSpec);
+    await vscode.window.showTextDocument(uri);
+    const expected = cliProblems(uri);
+    assert.ok(expected.length >= 3, `the CLI reports the three mistakes: ${JSON.stringify(expected)}`);
+    const diagnostics = await whenDiagnostics(() => {
+      const d = vscode.languages.getDiagnostics(uri);
+      return d.length === expected.length ? d : undefined;
+    }, `${expected.length} diagnostics on the broken spec`);
+    const got = diagnostics.map((d) => `${rangeText(d.range)} ${d.message}`).sort();
+    const want = expected.map((p) => `${p.line - 1}:${p.column - 1}-${p.endLine - 1}:${p.endColumn - 1} ${p.message}`).sort();
+    assert.deepEqual(got, want);
+  });
+
+  it('clears the diagnostics as the spec is fixed in the editor, without saving', async () => {
+    const uri = vscode.Uri.joinPath(folder(), 'authoring-broken.env.yaml');
+    const editor = await vscode.window.showTextDocument(uri);
+    const fixed = brokenSpec.replace('id: Typo Id', 'id: typo-id').replace('memryMb', 'memoryMb').replace('pids: 2', 'pids: 16');
+    await editor.edit((e) => e.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), fixed));
+    await whenDiagnostics(() => (vscode.languages.getDiagnostics(uri).length === 0 ? true : undefined), 'the diagnostics to clear');
+    assert.equal(editor.document.isDirty, true, 'validated from the editor text, not the disk');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  it('reports a run that names a missing environment on the run file, at the entry', async () => {
+    const uri = await writeFile('authoring.run.yaml', 'apiVersion: coevolve/v1\nkind: Run\nname: demo\npopulation:\n  environments:\n    - nowhere.env.yaml\n');
+    const [d] = await whenDiagnostics(() => {
+      const list = vscode.languages.getDiagnostics(uri);
+      return list.length > 0 ? list : undefined;
+    }, 'a diagnostic on the run file');
+    assert.match(d!.message, /"nowhere\.env\.yaml" does not exist/);
+    assert.equal(rangeText(d!.range), '5:6-5:22');
+    await writeFile('nowhere.env.yaml', environmentScaffold('nowhere'));
+    await whenDiagnostics(() => (vscode.languages.getDiagnostics(uri).length === 0 ? true : undefined), 'the run file to clear once the environment exists');
+  });
+
+  it('the Validate Workspace Specs command reports the same problems, cross-file ones included', async () => {
+    await writeFile('dup-a.env.yaml', environmentScaffold('twin'));
+    const b = await writeFile('dup-b.env.yaml', environmentScaffold('twin'));
+    const summary = await vscode.commands.executeCommand<{ files: number; errors: number }>('coevolve.validateWorkspace');
+    assert.ok(summary.files >= 4);
+    const dup = vscode.languages.getDiagnostics(b).find((d) => d.message.startsWith('duplicate Environment id "twin"'));
+    assert.ok(dup, 'the duplicate id is reported on the later file');
+    for (const f of ['dup-a.env.yaml', 'dup-b.env.yaml', 'nowhere.env.yaml', 'authoring.run.yaml']) await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder(), f));
+  });
+});
+
+describe('authoring: completion, hover and quick fixes', () => {
+  let uri: vscode.Uri;
+  before(async () => {
+    await api();
+    uri = await writeFile('authoring-assist.env.yaml', 'apiVersion: coevolve/v1\nkind: Environment\nid: assist\nsandbox:\n  limits:\n    memoryMb: 128\n    \n  workdir: /workspace\nknobs:\n  horizon: 2\n');
+    await vscode.window.showTextDocument(uri);
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.workspace.fs.delete(uri);
+  });
+
+  it('offers the keys valid at the cursor, with what each accepts', async () => {
+    const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', uri, new vscode.Position(6, 4));
+    const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    for (const key of ['pids', 'cpus', 'commandTimeoutSec', 'maxOutputBytes', 'diskMb']) assert.ok(labels.includes(key), `${key} is offered: ${labels.join(', ')}`);
+    assert.ok(!labels.includes('memoryMb'), 'a key already present is not offered');
+    assert.ok(!labels.includes('image'), 'keys of another mapping are not offered');
+    const pids = list.items.find((i) => i.label === 'pids')!;
+    assert.equal(pids.detail, 'an integer between 8 and 4096 · default 64');
+  });
+
+  it('shows the zod description on hover', async () => {
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(5, 6));
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    assert.match(text, /sandbox\.limits\.memoryMb/);
+    assert.match(text, /Memory limit of the sandbox/);
+  });
+
+  it('offers the closest valid key for an unknown key', async () => {
+    const typo = await writeFile('authoring-typo.env.yaml', brokenSpec.replace('id: Typo Id', 'id: typo'));
+    await vscode.window.showTextDocument(typo);
+    const diagnostic = await whenDiagnostics(() => vscode.languages.getDiagnostics(typo).find((d) => d.message.startsWith('unknown key "memryMb"')), 'the unknown-key diagnostic');
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', typo, diagnostic.range, vscode.CodeActionKind.QuickFix.value);
+    const preferred = actions.find((a) => a.isPreferred);
+    assert.equal(preferred?.title, 'Change "memryMb" to "memoryMb"');
+    assert.ok(await vscode.workspace.applyEdit(preferred!.edit!));
+    await whenDiagnostics(() => (vscode.languages.getDiagnostics(typo).some((d) => d.message.includes('memryMb')) ? undefined : true), 'the unknown key to be fixed');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await vscode.workspace.fs.delete(typo);
+  });
+});
+
+describe('authoring: Testing API', () => {
+  before(async function () {
+    this.timeout(60_000);
+    await needService(this, 'docker', async () => {
+      const r = spawnSync('docker', ['image', 'inspect', 'coevolve/busybox:latest'], { encoding: 'utf8' });
+      return r.status === 0 ? undefined : `no coevolve/busybox image (${(r.stderr || r.error?.message || '').trim()})`;
+    });
+    // The default backend setting ("auto") picks Docker when it answers and has the image.
+  });
+
+  it('lists every environment spec as a test item', async () => {
+    const a = await api();
+    const good = await writeFile('tests/good.env.yaml', environmentScaffold('good-task'));
+    await a.authoring.live.ensure(good);
+    const ids: string[] = [];
+    a.authoring.tests.controller.items.forEach((i) => ids.push(i.id));
+    assert.ok(ids.includes(good.toString()), `the new spec is a test item: ${ids.join(', ')}`);
+  });
+
+  it('passes a good spec and fails one whose oracle fails, in a sandbox', async function () {
+    this.timeout(120_000);
+    const a = await api();
+    const good = await writeFile('tests/good.env.yaml', environmentScaffold('good-task'));
+    const bad = await writeFile('tests/bad-oracle.env.yaml', environmentScaffold('bad-oracle').replace('wc -l < reports/tuesday.txt', 'wc -l < reports/monday.txt'));
+    const results = await a.authoring.tests.run([good, bad]);
+    assert.equal(results.get(good.toString()), 'passed');
+    assert.equal(results.get(bad.toString()), 'failed');
+    assert.equal(a.authoring.tests.lastOutcome(bad), 'failed');
+  });
+
+  it('stops when cancelled', async function () {
+    this.timeout(60_000);
+    const a = await api();
+    const good = vscode.Uri.joinPath(folder(), 'tests/good.env.yaml');
+    const source = new vscode.CancellationTokenSource();
+    source.cancel();
+    const results = await a.authoring.tests.run([good], source.token);
+    assert.equal(results.get(good.toString()), 'skipped');
+    await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder(), 'tests'), { recursive: true });
+  });
+});
