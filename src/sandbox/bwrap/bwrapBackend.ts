@@ -74,7 +74,7 @@ export class BwrapBackend implements SandboxBackend {
   }
 }
 
-class BwrapSandbox implements Sandbox {
+export class BwrapSandbox implements Sandbox {
   readonly backend = 'bwrap' as const;
   readonly host = 'local';
   private stopped = false;
@@ -93,11 +93,11 @@ class BwrapSandbox implements Sandbox {
     return join(this.dir, 'ws');
   }
 
-  exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    if (this.stopped) return Promise.reject(new Error(`sandbox ${this.id} is stopped`));
+  /** The full command line that runs `command` in this sandbox; `exec` runs it, `coevolve sandbox shell` attaches a TTY. */
+  argvFor(command: string, options: Pick<ExecOptions, 'cwd' | 'env' | 'privileged'> & { interactive?: boolean } = {}): string[] {
     const { limits, workdir } = this.request;
     const uid = options.privileged ? 0 : 65534;
-    const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: workdir, LANG: 'C.UTF-8', ...this.request.env, ...options.env };
+    const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: workdir, LANG: 'C.UTF-8', ...this.request.env, ...options.env, ...(options.interactive ? { TERM: process.env.TERM ?? 'xterm' } : {}) };
     const rootArgs = this.view.kind === 'rootfs'
       ? ['--ro-bind', this.view.dir, '/']
       : ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin', '--symlink', 'usr/lib', '/lib',
@@ -110,14 +110,21 @@ class BwrapSandbox implements Sandbox {
       '--bind', this.workspace, workdir,
       '--chdir', options.cwd ?? workdir,
       '--unshare-all', '--unshare-user', '--uid', String(uid), '--gid', String(uid),
-      '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--hostname', 'sandbox',
+      // --new-session stops a command from pushing input into the caller's terminal; a shell needs the terminal.
+      '--cap-drop', 'ALL', '--die-with-parent', ...(options.interactive ? [] : ['--new-session']), '--hostname', 'sandbox',
       '--clearenv', ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
-      '--', '/bin/sh', '-c', command,
+      '--', '/bin/sh', ...(options.interactive ? ['-i'] : ['-c', command]),
     ];
     // With cgroups the kernel enforces memory exactly; rlimits on address space are the fallback without root.
     const rlimits = [`--fsize=${limits.diskMb * 1024 * 1024}`, `--nproc=${limits.pids}`, ...(this.cgroup ? [] : [`--as=${limits.memoryMb * 1024 * 1024}`])];
     const inner = ['prlimit', ...rlimits, '--', this.bwrap, ...bwrapArgs];
-    const argv = this.cgroup ? ['/bin/sh', '-c', `${this.cgroup.joinScript()} && exec "$@"`, 'sh', ...inner] : inner;
+    return this.cgroup ? ['/bin/sh', '-c', `${this.cgroup.joinScript()} && exec "$@"`, 'sh', ...inner] : inner;
+  }
+
+  exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    if (this.stopped) return Promise.reject(new Error(`sandbox ${this.id} is stopped`));
+    const { limits } = this.request;
+    const argv = this.argvFor(command, options);
     return spawnCommand({
       argv,
       cwd: this.workspace,
