@@ -1,7 +1,11 @@
 // The headless CLI. Each command lives in src/cli/commands/<name>.ts and registers itself on the program here.
 import { Command } from 'commander';
 import { toolVersion } from '../core/version.js';
+import { registerCurateCommand } from './commands/curate.js';
+import { registerExportCommand } from './commands/export.js';
+import { registerImportCommand } from './commands/import.js';
 import { registerInitCommand } from './commands/init.js';
+import { registerRunCommands } from './commands/run.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerSchemaCommand } from './commands/schema.js';
 import { registerValidateCommand } from './commands/validate.js';
@@ -14,7 +18,11 @@ const program = new Command()
   .option('--verbose', 'print stack traces and debug output');
 
 // Command registrations (one line each; keep sorted):
+registerCurateCommand(program);
+registerExportCommand(program);
+registerImportCommand(program);
 registerInitCommand(program);
+registerRunCommands(program);
 registerSandboxCommand(program);
 registerSchemaCommand(program);
 registerValidateCommand(program);

@@ -91,8 +91,10 @@ function firstPerson(sentence: string): string {
     .replace(/^You have\b/, 'I have')
     .replace(/^You do not\b/, 'I do not')
     .replace(/^You don't\b/, "I don't")
-    .replace(/^Your\b/, 'My')
-    .replace(/^You\b/, 'I');
+    .replace(/^You\b/, 'I')
+    // possessives always refer to the user; "you" as an object may not, so it stays
+    .replace(/\bYour\b/g, 'My')
+    .replace(/\byour\b/g, 'my');
 }
 
 const stopwords = new Set(['that', 'this', 'with', 'your', 'have', 'from', 'they', 'will', 'what', 'when', 'which', 'would', 'there', 'their', 'about', 'been', 'were', 'does', 'remember', 'know', 'want']);

@@ -145,14 +145,14 @@ export function entryProblem(value: unknown): string | undefined {
  * Appends decisions durably (one write + fsync per line). A torn tail left by a crash is cut back to the last
  * complete line first, so a half-written line never becomes the prefix of a new one.
  */
-export function appendCuration(runDir: string, entries: readonly CurationEntry[]): void {
+export async function appendCuration(runDir: string, entries: readonly CurationEntry[]): Promise<void> {
   for (const e of entries) {
     const problem = entryProblem(e);
     if (problem) throw new Error(`curation entry for ${e.target?.kind ?? '?'} ${e.target?.id ?? '?'} is invalid: ${problem}`);
   }
   const log = new JsonlAppender(curationFile(runDir));
   try {
-    for (const e of entries) log.append(e);
+    for (const e of entries) await log.append(e);
   } finally {
     log.close();
   }

@@ -18,7 +18,7 @@ describe('curation log', () => {
     assert.equal(c.states.size, 0);
   });
 
-  it('folds accept / reject / clear, labels and comments per target, last decision wins', () => {
+  it('folds accept / reject / clear, labels and comments per target, last decision wins', async () => {
     const entries: CurationEntry[] = [
       { at: at(1), target: rollout('r1'), action: 'accept' },
       { at: at(2), target: rollout('r1'), action: 'label', label: 'good-clarification' },
@@ -30,8 +30,8 @@ describe('curation log', () => {
       { at: at(8), target: { kind: 'environment', id: 'env-1' }, action: 'accept' },
       { at: at(9), target: { kind: 'environment', id: 'env-1' }, action: 'clear' },
     ];
-    appendCuration(dir, entries.slice(0, 4));
-    appendCuration(dir, entries.slice(4));
+    await appendCuration(dir, entries.slice(0, 4));
+    await appendCuration(dir, entries.slice(4));
     const c = readCuration(dir);
     assert.equal(c.entries.length, entries.length);
     const r1 = c.states.get('rollout:r1')!;
@@ -45,13 +45,13 @@ describe('curation log', () => {
     assert.equal(c.states.get('environment:env-1')!.verdict, undefined);
   });
 
-  it('tolerates a truncated last line and repairs it before the next append', () => {
-    appendCuration(dir, [{ at: at(1), target: rollout('r1'), action: 'accept' }]);
+  it('tolerates a truncated last line and repairs it before the next append', async () => {
+    await appendCuration(dir, [{ at: at(1), target: rollout('r1'), action: 'accept' }]);
     appendFileSync(curationFile(dir), '{"at":"2026-01-01T00:00:02.000Z","target":{"kind":"rol');
     const torn = readCuration(dir);
     assert.equal(torn.entries.length, 1);
     assert.ok(torn.tornTailBytes > 0);
-    appendCuration(dir, [{ at: at(3), target: rollout('r1'), action: 'reject' }]);
+    await appendCuration(dir, [{ at: at(3), target: rollout('r1'), action: 'reject' }]);
     const text = readFileSync(curationFile(dir), 'utf8');
     assert.equal(text.split('\n').filter(Boolean).length, 2);
     const after = readCuration(dir);
@@ -59,16 +59,16 @@ describe('curation log', () => {
     assert.equal(after.states.get('rollout:r1')!.verdict, 'rejected');
   });
 
-  it('reports and skips lines that are not valid entries', () => {
+  it('reports and skips lines that are not valid entries', async () => {
     appendFileSync(curationFile(dir), `not json\n${JSON.stringify({ at: at(1), target: rollout('r1'), action: 'promote' })}\n`);
-    appendCuration(dir, [{ at: at(2), target: rollout('r1'), action: 'accept' }]);
+    await appendCuration(dir, [{ at: at(2), target: rollout('r1'), action: 'accept' }]);
     const c = readCuration(dir);
     assert.equal(c.entries.length, 1);
     assert.deepEqual(c.badLines.map((b) => b.line), [1, 2]);
     assert.match(c.badLines[1]!.error, /action/);
   });
 
-  it('refuses to write an invalid entry', () => {
-    assert.throws(() => appendCuration(dir, [{ at: at(1), target: rollout('r1'), action: 'label' }]), /label needs a non-empty "label"/);
+  it('refuses to write an invalid entry', async () => {
+    await assert.rejects(appendCuration(dir, [{ at: at(1), target: rollout('r1'), action: 'label' }]), /label needs a non-empty "label"/);
   });
 });

@@ -177,7 +177,7 @@ describe('dataset export', function () {
     assert.ok(splitsUsed.size >= 2, 'with 6 lineages and even ratios more than one split is used');
   });
 
-  it('filters by curation, reward, tag, family and generation', () => {
+  it('filters by curation, reward, tag, family and generation', async () => {
     const entries: CurationEntry[] = [
       { at: '2026-01-02T00:00:00.000Z', target: { kind: 'rollout', id: run.rollouts[0]!.id }, action: 'accept' },
       { at: '2026-01-02T00:00:01.000Z', target: { kind: 'rollout', id: run.rollouts[1]!.id }, action: 'accept' },
@@ -186,7 +186,7 @@ describe('dataset export', function () {
       { at: '2026-01-02T00:00:04.000Z', target: { kind: 'rollout', id: run.rollouts[2]!.id }, action: 'label', label: 'gold' },
       { at: '2026-01-02T00:00:05.000Z', target: { kind: 'environment', id: 'env-0' }, action: 'accept' },
     ];
-    appendCuration(run.dir, entries);
+    await appendCuration(run.dir, entries);
     const dir = mkdtempSync(join(tmp, 'filters-'));
     const ex = (name: string, o: Partial<ExportOptions>) => exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: join(dir, name), ...o }));
     try {

@@ -146,7 +146,7 @@ describe('tau2 import', () => {
     assert.deepEqual(u.facts.map((f) => f.id), ['known-1', 'known-2', 'known-3', 'unknown-1']);
     assert.equal(u.facts[0]!.text, 'I am Mara Quinn.');
     assert.equal(u.facts[1]!.text, 'My user id is mara_quinn_4410.');
-    assert.equal(u.facts[3]!.text, 'I do not remember your reservation id.', 'only the sentence start changes person');
+    assert.equal(u.facts[3]!.text, 'I do not remember my reservation id.');
     assert.ok(u.facts[1]!.keywords.includes('mara_quinn_4410'));
     assert.match(u.goal!.statement, /^You want to move your flight.*\n\nIf the agent says/s);
     assert.deepEqual(u.goal!.requires, ['known-1', 'known-2', 'known-3']);

@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { relative, resolve } from 'node:path';
+import { importHarborTasks } from '../../datasets/harborImport.js';
+import { formatImportReport, type ImportResult } from '../../datasets/importReport.js';
+import { writeImported } from '../../datasets/importWriter.js';
+import { importTau2Tasks } from '../../datasets/tau2Import.js';
+import type { CommandOutput } from './validate.js';
+
+export interface ImportCliOptions {
+  out: string;
+  license?: string;
+  domain?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+const processOutput: CommandOutput = { out: (t) => process.stdout.write(t), cwd: process.cwd() };
+
+function finish<T>(what: string, result: ImportResult<T>, cli: ImportCliOptions, suffix: string, output: CommandOutput): number {
+  writeImported(result, resolve(output.cwd, cli.out), suffix, cli.force ?? false);
+  const shown = (p: string) => relative(output.cwd, p) || p;
+  if (cli.json) {
+    output.out(`${JSON.stringify({
+      imported: result.imported.map((i) => ({ source: i.source, id: i.id, file: i.file, unmapped: i.unmapped })),
+      skipped: result.skipped,
+    }, null, 2)}\n`);
+  } else {
+    const shownResult = {
+      imported: result.imported.map((i) => ({ ...i, source: shown(i.source), ...(i.file ? { file: shown(i.file) } : {}) })),
+      skipped: result.skipped.map((s) => ({ ...s, source: shown(s.source) })),
+    };
+    output.out(`${formatImportReport(what, shownResult)}\n`);
+  }
+  // Skips are reported, not fatal; only an import that produced nothing fails.
+  return result.imported.length > 0 ? 0 : 1;
+}
+
+/** `coevolve import harbor <dir...>`: Harbor / Terminal-Bench 2.x task folders -> *.env.yaml. */
+export function runImportHarbor(dirs: string[], cli: ImportCliOptions, output: CommandOutput = processOutput): number {
+  const result = importHarborTasks(dirs.map((d) => resolve(output.cwd, d)), cli.license ? { license: cli.license } : {});
+  return finish('environments', result, cli, '.env.yaml', output);
+}
+
+/** `coevolve import tau2 <tasks.json...>`: tau2-bench tasks -> *.user.yaml. */
+export function runImportTau2(files: string[], cli: ImportCliOptions, output: CommandOutput = processOutput): number {
+  const result = importTau2Tasks(files.map((f) => resolve(output.cwd, f)), { ...(cli.license ? { license: cli.license } : {}), ...(cli.domain ? { domain: cli.domain } : {}) });
+  return finish('users', result, cli, '.user.yaml', output);
+}
+
+export function registerImportCommand(program: Command): void {
+  const imp = program.command('import').description('import tasks from other suites as Coevolve specs (a report says what could not be mapped)');
+  imp
+    .command('harbor')
+    .description('Harbor / Terminal-Bench 2.x task folders (or folders of them) -> *.env.yaml environment specs')
+    .argument('<dirs...>', 'task folders, or dataset folders holding task folders')
+    .option('--out <dir>', 'where to write the specs', '.')
+    .option('--license <id>', 'license of the source suite, recorded in provenance')
+    .option('--force', 'overwrite existing spec files')
+    .option('--json', 'print the report as JSON')
+    .action((dirs: string[], opts: ImportCliOptions) => {
+      process.exitCode = runImportHarbor(dirs, opts);
+    });
+  imp
+    .command('tau2')
+    .description('tau2-bench task files -> *.user.yaml simulated-user profiles')
+    .argument('<files...>', 'tasks JSON files (a list of tasks, or one task per file)')
+    .option('--out <dir>', 'where to write the profiles', '.')
+    .option('--domain <name>', 'domain when the tasks do not name one (default: the file\'s folder name)')
+    .option('--license <id>', 'license of the source suite, recorded in provenance')
+    .option('--force', 'overwrite existing profile files')
+    .option('--json', 'print the report as JSON')
+    .action((files: string[], opts: ImportCliOptions) => {
+      process.exitCode = runImportTau2(files, opts);
+    });
+}
