@@ -1,0 +1,102 @@
+import * as vscode from 'vscode';
+import type { RunRegistry } from '../runs/runRegistry.js';
+import { dashboardPanelStateSchema, type HostMessage } from '../../webview/protocol.js';
+import { connectWebview, dispatch, notify, renderApp, type WebviewEndpoint } from '../viewer/webviewHost.js';
+import { dashboardView, runChoices } from './dashboardData.js';
+
+export const dashboardViewType = 'coevolve.dashboard';
+
+interface OpenDashboard {
+  runDir: string;
+  panel: vscode.WebviewPanel;
+  endpoint: WebviewEndpoint;
+}
+
+/** One dashboard per run; restored after reload by its serializer; told when its run (or the compared run) changes. */
+export class DashboardPanels implements vscode.Disposable {
+  private readonly open = new Map<string, OpenDashboard>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly registry: RunRegistry,
+    private readonly openRollout: (ref: { runDir: string; generation: number; rolloutId: string }) => void,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    const changes = registry.onDidChange((dir, events) => {
+      if (events.length === 0) return;
+      for (const d of this.open.values()) void notify(d.panel.webview, 'run/changed', { runDir: dir });
+    });
+    this.subscriptions.push(
+      new vscode.Disposable(() => changes.dispose()),
+      vscode.window.registerWebviewPanelSerializer(dashboardViewType, {
+        deserializeWebviewPanel: async (panel, state: unknown) => {
+          const parsed = dashboardPanelStateSchema.safeParse(state);
+          if (!parsed.success) return panel.dispose();
+          this.attach(panel, parsed.data.runDir, parsed.data.compareRunDir);
+        },
+      }),
+    );
+  }
+
+  show(runDir: string, compareRunDir?: string): vscode.WebviewPanel {
+    const existing = this.open.get(runDir);
+    if (existing && !compareRunDir) {
+      existing.panel.reveal(undefined, false);
+      return existing.panel;
+    }
+    existing?.panel.dispose();
+    const panel = vscode.window.createWebviewPanel(dashboardViewType, 'Dashboard', vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')] });
+    this.attach(panel, runDir, compareRunDir);
+    return panel;
+  }
+
+  private attach(panel: vscode.WebviewPanel, runDir: string, compareRunDir?: string): void {
+    let name = runDir.split(/[\\/]/).pop() ?? runDir;
+    try {
+      name = this.registry.get(runDir).manifest.name;
+    } catch {
+      // the webview shows the reader's error when it asks
+    }
+    panel.title = `Dashboard: ${name}`;
+    renderApp(panel.webview, this.extensionUri, 'dashboard', 'coevolve-dashboard', panel.title, { runDir, ...(compareRunDir ? { compareRunDir } : {}) });
+    const endpoint: WebviewEndpoint = {
+      requests: {
+        'dashboard/get': (p) => {
+          const run = this.registry.get(p.runDir);
+          run.refresh();
+          const compare = p.compareRunDir ? this.registry.get(p.compareRunDir) : undefined;
+          compare?.refresh();
+          return dashboardView(run.run, compare?.run);
+        },
+        'runs/list': () => runChoices(this.registry.outputDirs()),
+      },
+      commands: {
+        'rollout/open': (p) => this.openRollout(p),
+        'state/changed': () => undefined,
+      },
+    };
+    const entry = { runDir, panel, endpoint };
+    this.open.set(runDir, entry);
+    const listener = connectWebview(panel.webview, endpoint, this.log);
+    panel.onDidDispose(() => {
+      listener.dispose();
+      if (this.open.get(runDir) === entry) this.open.delete(runDir);
+    });
+  }
+
+  panels(): { runDir: string; panel: vscode.WebviewPanel }[] {
+    return [...this.open.values()].map(({ runDir, panel }) => ({ runDir, panel }));
+  }
+
+  answer(runDir: string, raw: unknown): Promise<HostMessage | undefined> {
+    const d = this.open.get(runDir);
+    if (!d) throw new Error(`no dashboard for ${runDir}`);
+    return dispatch(d.endpoint, raw, this.log);
+  }
+
+  dispose(): void {
+    for (const d of this.open.values()) d.panel.dispose();
+    for (const s of this.subscriptions) s.dispose();
+  }
+}

@@ -1,0 +1,93 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { RunEvent } from '../../core/ports/runStore.js';
+import { runLayout } from '../../store/layout.js';
+import { listRuns } from '../../store/runReader.js';
+import { LiveRun } from './liveRun.js';
+
+export interface RunEntry {
+  dir: string;
+  live?: LiveRun;
+  problem?: string;
+}
+
+/**
+ * The runs the editor knows, one LiveRun per run directory shared by the tree, the viewers and the dashboard, so
+ * the event log of a run is read once whoever asks. Run directories are found under the output folders given by
+ * `outputDirs()` (the `coevolve.runsFolder` of each workspace folder).
+ */
+export class RunRegistry {
+  private readonly runs = new Map<string, RunEntry>();
+  private readonly listeners = new Set<(dir: string, events: RunEvent[]) => void>();
+
+  constructor(readonly outputDirs: () => string[]) {}
+
+  /** Run directories, newest first; a run that cannot be read is listed with its problem. */
+  list(): RunEntry[] {
+    const seen = new Set<string>();
+    const out: RunEntry[] = [];
+    for (const folder of this.outputDirs()) {
+      for (const r of listRuns(folder)) {
+        seen.add(r.dir);
+        out.push(this.entry(r.dir));
+      }
+    }
+    // Runs opened explicitly (e.g. a second run to compare) stay known even outside the output folders.
+    for (const [dir, e] of this.runs) if (!seen.has(dir) && e.live) out.push(e);
+    return out;
+  }
+
+  private entry(dir: string): RunEntry {
+    let e = this.runs.get(dir);
+    if (!e) {
+      try {
+        e = { dir, live: new LiveRun(dir) };
+      } catch (err) {
+        e = { dir, problem: err instanceof Error ? err.message : String(err) };
+      }
+      this.runs.set(dir, e);
+    }
+    return e;
+  }
+
+  /** The live run of a directory, opening it if needed; throws with the reader's message when it cannot be read. */
+  get(dir: string): LiveRun {
+    const e = this.entry(resolve(dir));
+    if (!e.live) {
+      this.runs.delete(resolve(dir)); // try again next time: the manifest may not be written yet
+      throw new Error(e.problem ?? `${dir} cannot be read`);
+    }
+    return e.live;
+  }
+
+  /** Reads what was appended to a run's event log and tells the listeners. */
+  refresh(dir: string): RunEvent[] {
+    const e = this.runs.get(dir);
+    if (!e?.live) {
+      if (existsSync(runLayout.manifest(dir))) this.runs.delete(dir);
+      this.emit(dir, []);
+      return [];
+    }
+    const events = e.live.refresh();
+    this.emit(dir, events);
+    return events;
+  }
+
+  refreshAll(): void {
+    for (const dir of [...this.runs.keys()]) this.refresh(dir);
+  }
+
+  onDidChange(listener: (dir: string, events: RunEvent[]) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+
+  private emit(dir: string, events: RunEvent[]): void {
+    for (const l of this.listeners) l(dir, events);
+  }
+
+  /** The run directory that contains a path (an events.jsonl or manifest.json the watcher saw). */
+  static runDirOf(path: string): string {
+    return resolve(join(path, '..'));
+  }
+}

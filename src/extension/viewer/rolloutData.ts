@@ -1,0 +1,34 @@
+import { existsSync } from 'node:fs';
+import type { RunEvent } from '../../core/ports/runStore.js';
+import type { RolloutRecord } from '../../core/rollout/trajectory.js';
+import { runLayout } from '../../store/layout.js';
+import { readRollout, type RunIndex } from '../../store/runReader.js';
+import type { RolloutRef, RolloutView } from '../../webview/protocol.js';
+import { specView } from './specView.js';
+
+/**
+ * Everything the rollout viewer draws, read from the run directory: the rollout record (absent while the rollout
+ * runs: its file is written when it finishes), its summary from the index, and both specs with their diffs.
+ */
+export function rolloutView(run: RunIndex, ref: RolloutRef): RolloutView {
+  const filePath = runLayout.rollout(run.dir, ref.generation, ref.rolloutId);
+  const summary = run.rollouts.get(ref.rolloutId) ?? null;
+  const record: RolloutRecord | null = existsSync(filePath) ? readRollout(run.dir, { generation: ref.generation, id: ref.rolloutId }) : null;
+  const gen = run.generations.find((g) => g.index === ref.generation);
+  const running = record === null && (gen?.inFlight.includes(ref.rolloutId) ?? false);
+  if (!record && !running) throw new Error(`rollout ${ref.rolloutId} is not in generation ${ref.generation} of ${run.dir}`);
+  const started = run.events.find((e): e is Extract<RunEvent, { type: 'rollout.started' }> => e.type === 'rollout.started' && e.rolloutId === ref.rolloutId);
+  const pair = gen?.pairs.find((p) => p.pairId === (record?.pairId ?? started?.pairId));
+  const envId = record?.envId ?? pair?.envId;
+  const userId = record?.userId ?? pair?.userId;
+  return {
+    ref,
+    record,
+    summary,
+    running,
+    filePath,
+    env: envId ? specView(run, 'environment', envId) : null,
+    user: userId ? specView(run, 'user', userId) : null,
+    runName: run.manifest.name,
+  };
+}

@@ -1,0 +1,116 @@
+import * as vscode from 'vscode';
+import type { RunEvent } from '../../core/ports/runStore.js';
+import type { RunRegistry } from '../runs/runRegistry.js';
+import { rolloutPanelStateSchema, type HostMessage, type RolloutRef } from '../../webview/protocol.js';
+import { rolloutView } from './rolloutData.js';
+import { connectWebview, dispatch, notify, renderApp, type WebviewEndpoint } from './webviewHost.js';
+
+export const rolloutViewType = 'coevolve.rollout';
+
+export interface RolloutActions {
+  rerun(ref: RolloutRef): Promise<void> | void;
+  replay(ref: RolloutRef): Promise<void> | void;
+  openFile(path: string): Promise<void> | void;
+}
+
+interface OpenPanel {
+  ref: RolloutRef;
+  panel: vscode.WebviewPanel;
+  endpoint: WebviewEndpoint;
+}
+
+const keyOf = (ref: RolloutRef): string => `${ref.runDir}#${ref.rolloutId}`;
+
+/**
+ * One panel per rollout (opening it again reveals the same panel). Panels come back after a window reload through
+ * the serializer with the state the webview saved (`setState`: rollout, step, tab). A rollout that is still running
+ * shows as such and is re-sent when its `rollout.finished` event arrives.
+ */
+export class RolloutPanels implements vscode.Disposable {
+  private readonly open = new Map<string, OpenPanel>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly registry: RunRegistry,
+    private readonly actions: RolloutActions,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    const changes = registry.onDidChange((dir, events) => this.onRunChanged(dir, events));
+    this.subscriptions.push(
+      new vscode.Disposable(() => changes.dispose()),
+      vscode.window.registerWebviewPanelSerializer(rolloutViewType, {
+        deserializeWebviewPanel: async (panel, state: unknown) => {
+          const parsed = rolloutPanelStateSchema.safeParse(state);
+          if (!parsed.success) {
+            panel.dispose(); // nothing to restore from (a state written by another version)
+            return;
+          }
+          const { runDir, generation, rolloutId, step } = parsed.data;
+          this.attach(panel, { runDir, generation, rolloutId }, step);
+        },
+      }),
+    );
+  }
+
+  show(ref: RolloutRef, step?: number): vscode.WebviewPanel {
+    const existing = this.open.get(keyOf(ref));
+    if (existing) {
+      existing.panel.reveal(undefined, false);
+      if (step !== undefined) void notify(existing.panel.webview, 'view/goToStep', { step });
+      return existing.panel;
+    }
+    const panel = vscode.window.createWebviewPanel(rolloutViewType, ref.rolloutId, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')] });
+    this.attach(panel, ref, step);
+    return panel;
+  }
+
+  private attach(panel: vscode.WebviewPanel, ref: RolloutRef, step?: number): void {
+    panel.title = ref.rolloutId;
+    renderApp(panel.webview, this.extensionUri, 'rolloutViewer', 'coevolve-rollout-viewer', `Rollout ${ref.rolloutId}`, { ...ref, ...(step !== undefined ? { step } : {}) });
+    const endpoint: WebviewEndpoint = {
+      requests: {
+        'rollout/get': (p) => rolloutView(this.registry.get(p.runDir).run, p),
+      },
+      commands: {
+        'rollout/open': (p) => void this.show({ runDir: p.runDir, generation: p.generation, rolloutId: p.rolloutId }, p.step),
+        'rollout/rerun': (p) => this.actions.rerun(p),
+        'rollout/replay': (p) => this.actions.replay(p),
+        'file/open': (p) => this.actions.openFile(p.path),
+        'state/changed': () => undefined,
+      },
+    };
+    const entry: OpenPanel = { ref, panel, endpoint };
+    this.open.set(keyOf(ref), entry);
+    const listener = connectWebview(panel.webview, endpoint, this.log);
+    panel.onDidDispose(() => {
+      listener.dispose();
+      if (this.open.get(keyOf(ref)) === entry) this.open.delete(keyOf(ref));
+    });
+  }
+
+  private onRunChanged(dir: string, events: RunEvent[]): void {
+    for (const e of events) {
+      if (e.type !== 'rollout.finished') continue;
+      const p = this.open.get(`${dir}#${e.summary.id}`);
+      if (p) void notify(p.panel.webview, 'rollout/changed', p.ref);
+    }
+  }
+
+  /** Open panels, for the test API. */
+  panels(): { ref: RolloutRef; panel: vscode.WebviewPanel }[] {
+    return [...this.open.values()].map(({ ref, panel }) => ({ ref, panel }));
+  }
+
+  /** Answers a raw webview message for a panel exactly as the live channel would (test API). */
+  answer(ref: RolloutRef, raw: unknown): Promise<HostMessage | undefined> {
+    const p = this.open.get(keyOf(ref));
+    if (!p) throw new Error(`no rollout panel for ${ref.rolloutId}`);
+    return dispatch(p.endpoint, raw, this.log);
+  }
+
+  dispose(): void {
+    for (const p of this.open.values()) p.panel.dispose();
+    for (const s of this.subscriptions) s.dispose();
+  }
+}

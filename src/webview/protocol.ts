@@ -1,0 +1,193 @@
+// The one host↔webview message protocol. Every message is an envelope validated with zod where it arrives: the host
+// trusts nothing a webview sends (a webview renders model-written text), the webview checks the host's envelopes.
+// Descriptors are keyed `scope/verb`: requests (webview asks, host answers with a response), commands (webview
+// asks the host to act; no answer) and notifications (host tells the webview something changed).
+// Shared by the extension host bundle and the browser bundles: imports zod and types only.
+import { z } from 'zod';
+import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
+import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
+
+export const rolloutRefSchema = z.strictObject({
+  runDir: z.string().min(1).max(4096),
+  generation: z.number().int().min(0),
+  rolloutId: z.string().min(1).max(256),
+});
+export type RolloutRef = z.infer<typeof rolloutRefSchema>;
+
+const runDirSchema = z.strictObject({ runDir: z.string().min(1).max(4096) });
+
+/** Params of each request; the result types are below, keyed the same way. */
+export const requestParams = {
+  'rollout/get': rolloutRefSchema,
+  'dashboard/get': z.strictObject({ runDir: z.string().min(1).max(4096), compareRunDir: z.string().min(1).max(4096).optional() }),
+  'runs/list': z.strictObject({}),
+} as const;
+
+export const commandParams = {
+  'rollout/open': rolloutRefSchema.extend({ step: z.number().int().min(1).optional() }),
+  'rollout/rerun': rolloutRefSchema,
+  'rollout/replay': rolloutRefSchema,
+  'file/open': z.strictObject({ path: z.string().min(1).max(4096) }),
+  /** The webview's view state changed (step, tab, search); the host keeps it for re-sends and the serializer. */
+  'state/changed': z.strictObject({ step: z.number().int().min(0).optional(), tab: z.string().max(32).optional(), compareRunDir: z.string().max(4096).optional() }),
+} as const;
+
+export const notificationParams = {
+  'rollout/changed': rolloutRefSchema,
+  'run/changed': runDirSchema,
+  /** Ask the viewer to show a step (opened from the tree with "first error", or a reveal). */
+  'view/goToStep': z.strictObject({ step: z.number().int().min(1) }),
+} as const;
+
+export type RequestMethod = keyof typeof requestParams;
+export type CommandMethod = keyof typeof commandParams;
+export type NotificationMethod = keyof typeof notificationParams;
+export type RequestParamsOf<M extends RequestMethod> = z.infer<(typeof requestParams)[M]>;
+export type CommandParamsOf<M extends CommandMethod> = z.infer<(typeof commandParams)[M]>;
+export type NotificationParamsOf<M extends NotificationMethod> = z.infer<(typeof notificationParams)[M]>;
+
+/** One part of a line diff (the `diff` package's Change, reduced to what is drawn). */
+export interface DiffPart {
+  value: string;
+  added?: boolean;
+  removed?: boolean;
+}
+
+export interface SpecView {
+  kind: 'environment' | 'user';
+  id: string;
+  /** The spec as YAML, as a user would write it. */
+  text: string;
+  parent: string | null;
+  operator: string | null;
+  generation: number;
+  /** Line diff against the parent's YAML; null for a seed or when the parent is not in the run. */
+  diff: DiffPart[] | null;
+  problem?: string;
+}
+
+export interface RolloutView {
+  ref: RolloutRef;
+  /** null while the rollout is still running (its file is written when it finishes). */
+  record: RolloutRecord | null;
+  summary: RolloutSummary | null;
+  running: boolean;
+  filePath: string;
+  env: SpecView | null;
+  user: SpecView | null;
+  runName: string;
+}
+
+export interface LineageNode {
+  kind: 'environment' | 'user';
+  id: string;
+  parent: string | null;
+  operator: string | null;
+  generation: number;
+  retired?: string;
+  family?: string;
+  difficulty?: number;
+  /** Success rate of this spec's pairs in the last generation that played it, from the stored pair statistics. */
+  lastPlayed?: { generation: number; successRate: number; pairs: number };
+}
+
+export interface RejectedChild {
+  kind: 'environment' | 'user';
+  id: string;
+  parent: string;
+  operator: string;
+  reason: string;
+  generation: number;
+}
+
+export interface RunOverview {
+  runDir: string;
+  name: string;
+  runId: string;
+  status: string;
+  startedAt: string;
+  k: number;
+  band: { low: number; high: number };
+  roles: Record<string, string>;
+  generations: GenerationMetrics[];
+  /** Generations started but without stored metrics yet. */
+  pendingGenerations: number[];
+}
+
+export interface DashboardView {
+  run: RunOverview;
+  lineage: LineageNode[];
+  rejections: RejectedChild[];
+  agentUpdates: { generation: number; fromId: string; toId: string; change: string; promoted: boolean }[];
+  compare: RunOverview | null;
+}
+
+export interface RunChoice {
+  runDir: string;
+  label: string;
+  description: string;
+}
+
+export interface RequestResults {
+  'rollout/get': RolloutView;
+  'dashboard/get': DashboardView;
+  'runs/list': RunChoice[];
+}
+
+// Envelopes.
+export const webviewMessageSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('ready') }),
+  z.strictObject({ kind: z.literal('request'), id: z.number().int().min(0), method: z.string().max(64), params: z.unknown() }),
+  z.strictObject({ kind: z.literal('command'), method: z.string().max(64), params: z.unknown() }),
+]);
+export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
+
+export const hostMessageSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('response'), id: z.number().int().min(0), ok: z.literal(true), result: z.unknown() }),
+  z.strictObject({ kind: z.literal('response'), id: z.number().int().min(0), ok: z.literal(false), error: z.string() }),
+  z.strictObject({ kind: z.literal('notification'), method: z.string().max(64), params: z.unknown() }),
+]);
+export type HostMessage = z.infer<typeof hostMessageSchema>;
+
+export type ParsedWebviewMessage =
+  | { kind: 'ready' }
+  | { kind: 'request'; id: number; method: RequestMethod; params: unknown }
+  | { kind: 'command'; method: CommandMethod; params: unknown };
+
+/**
+ * Validates a message from a webview: the envelope, the method name and the params of that method. Returns an
+ * error text naming what was wrong instead of throwing, so the host can log it and answer the request.
+ */
+export function parseWebviewMessage(raw: unknown): { ok: true; message: ParsedWebviewMessage } | { ok: false; error: string; id?: number } {
+  const env = webviewMessageSchema.safeParse(raw);
+  if (!env.success) return { ok: false, error: `malformed webview message: ${z.prettifyError(env.error)}` };
+  const m = env.data;
+  if (m.kind === 'ready') return { ok: true, message: m };
+  const table: Record<string, z.ZodType> = m.kind === 'request' ? requestParams : commandParams;
+  const schema = Object.hasOwn(table, m.method) ? table[m.method] : undefined;
+  const id = m.kind === 'request' ? m.id : undefined;
+  if (!schema) return { ok: false, error: `unknown ${m.kind} "${m.method}"`, ...(id !== undefined ? { id } : {}) };
+  const params = schema.safeParse(m.params);
+  if (!params.success) return { ok: false, error: `bad params for ${m.method}: ${z.prettifyError(params.error)}`, ...(id !== undefined ? { id } : {}) };
+  return m.kind === 'request'
+    ? { ok: true, message: { kind: 'request', id: m.id, method: m.method as RequestMethod, params: params.data } }
+    : { ok: true, message: { kind: 'command', method: m.method as CommandMethod, params: params.data } };
+}
+
+/** Validates a host message in the webview (envelope, and notification params). */
+export function parseHostMessage(raw: unknown): HostMessage | undefined {
+  const env = hostMessageSchema.safeParse(raw);
+  if (!env.success) return undefined;
+  const m = env.data;
+  if (m.kind === 'notification') {
+    const schema = Object.hasOwn(notificationParams, m.method) ? notificationParams[m.method as NotificationMethod] : undefined;
+    if (!schema || !schema.safeParse(m.params).success) return undefined;
+  }
+  return m;
+}
+
+/** The state a panel keeps with `setState`, which the serializer gets back after a reload. */
+export const rolloutPanelStateSchema = rolloutRefSchema.extend({ step: z.number().int().min(0).optional(), tab: z.string().max(32).optional() });
+export type RolloutPanelState = z.infer<typeof rolloutPanelStateSchema>;
+export const dashboardPanelStateSchema = z.strictObject({ runDir: z.string().min(1).max(4096), compareRunDir: z.string().max(4096).optional(), tab: z.string().max(32).optional() });
+export type DashboardPanelState = z.infer<typeof dashboardPanelStateSchema>;

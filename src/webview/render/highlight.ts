@@ -1,0 +1,31 @@
+import { html, type TemplateResult } from 'lit';
+
+/**
+ * Text with the search query marked. Every piece goes through a Lit text binding, so markup in model or user text
+ * (`<script>`, `<img onerror>`) stays text.
+ */
+export function highlight(text: string, query: string): TemplateResult | string {
+  if (!query) return text;
+  const lower = text.toLowerCase();
+  const q = query.toLowerCase();
+  let at = lower.indexOf(q);
+  if (at < 0) return text;
+  const parts: (TemplateResult | string)[] = [];
+  let from = 0;
+  while (at >= 0) {
+    parts.push(text.slice(from, at), html`<mark>${text.slice(at, at + q.length)}</mark>`);
+    from = at + q.length;
+    at = lower.indexOf(q, from);
+  }
+  parts.push(text.slice(from));
+  return html`${parts}`;
+}
+
+/** The searchable text of a step: its message, tool-call arguments and outputs. */
+export function stepText(step: { message: string; tool_calls?: { arguments: Record<string, unknown> }[]; observation?: { results: { content: string; command?: { stderr: string } }[] }; extra?: { error?: string } }): string {
+  const parts = [step.message];
+  for (const c of step.tool_calls ?? []) parts.push(JSON.stringify(c.arguments));
+  for (const r of step.observation?.results ?? []) parts.push(r.content, r.command?.stderr ?? '');
+  if (step.extra?.error) parts.push(step.extra.error);
+  return parts.join('\n').toLowerCase();
+}

@@ -1,0 +1,78 @@
+import { html, nothing, type TemplateResult } from 'lit';
+import type { AtifObservationResult, AtifStep, AtifToolCall } from '../../core/rollout/trajectory.js';
+import { highlight } from './highlight.js';
+
+const who: Record<AtifStep['source'], { label: string; icon: string }> = {
+  user: { label: 'User', icon: 'account' },
+  agent: { label: 'Agent', icon: 'hubot' },
+  system: { label: 'System', icon: 'gear' },
+};
+
+/** True when a step records a failure: a tool-call parse error, a budget note, or a command that exited non-zero. */
+export function isErrorStep(step: AtifStep): boolean {
+  return Boolean(step.extra?.error) || (step.observation?.results ?? []).some((r) => (r.command?.exitCode ?? 0) !== 0 || r.command?.timedOut);
+}
+
+function commandOf(call: AtifToolCall): string {
+  const c = call.arguments['command'];
+  return typeof c === 'string' ? c : JSON.stringify(call.arguments);
+}
+
+function terminal(call: AtifToolCall, result: AtifObservationResult | undefined, q: string): TemplateResult {
+  const cmd = result?.command;
+  const failed = cmd ? cmd.exitCode !== 0 || cmd.timedOut : false;
+  return html`<div class="terminal ${failed ? 'failed' : ''}">
+    <div class="term-cmd"><span class="prompt">$</span> ${highlight(commandOf(call), q)}</div>
+    ${result ? html`<pre class="term-out">${highlight(result.content, q)}</pre>` : html`<div class="term-pending">running…</div>`}
+    ${cmd?.stderr && !result?.content.includes(cmd.stderr.trim()) ? html`<pre class="term-err">${highlight(cmd.stderr, q)}</pre>` : nothing}
+    ${cmd
+      ? html`<div class="term-foot">
+          <span class="exit ${failed ? 'bad' : 'ok'}">exit ${cmd.exitCode}</span>
+          <span>${cmd.durationMs} ms</span>
+          ${cmd.truncated ? html`<span class="mark" title="The middle of the output was cut to the environment's maxOutputBytes"><span class="codicon codicon-fold"></span> output truncated</span>` : nothing}
+          ${cmd.timedOut ? html`<span class="mark bad"><span class="codicon codicon-watch"></span> timed out</span>` : nothing}
+        </div>`
+      : nothing}
+  </div>`;
+}
+
+function toolCall(call: AtifToolCall, result: AtifObservationResult | undefined, q: string): TemplateResult {
+  if (call.function_name === 'run_command' || result?.command) return terminal(call, result, q);
+  if (call.function_name === 'message_user') {
+    const text = typeof call.arguments['text'] === 'string' ? (call.arguments['text'] as string) : JSON.stringify(call.arguments);
+    return html`<div class="call ask"><span class="codicon codicon-comment-discussion"></span> asks the user: ${highlight(text, q)}</div>`;
+  }
+  if (call.function_name === 'submit') return html`<div class="call submit"><span class="codicon codicon-check"></span> submitted${result && result.content !== 'submitted' ? html`: ${highlight(result.content, q)}` : nothing}</div>`;
+  return html`<div class="call other">
+    <div><span class="codicon codicon-symbol-method"></span> ${call.function_name}(${highlight(JSON.stringify(call.arguments), q)})</div>
+    ${result ? html`<pre class="term-out">${highlight(result.content, q)}</pre>` : nothing}
+  </div>`;
+}
+
+export interface StepFlags {
+  current: boolean;
+  future: boolean;
+  match: boolean;
+}
+
+export function stepView(step: AtifStep, flags: StepFlags, q: string, t0: number): TemplateResult {
+  const w = who[step.source];
+  const results = new Map((step.observation?.results ?? []).map((r) => [r.source_call_id, r]));
+  const offset = Math.max(0, (new Date(step.timestamp).getTime() - t0) / 1000);
+  const classes = ['step', step.source, flags.current ? 'current' : '', flags.future ? 'future' : '', flags.match ? 'match' : '', isErrorStep(step) ? 'has-error' : ''].join(' ');
+  return html`<div class=${classes} data-step=${step.step_id} id=${`step-${step.step_id}`}>
+    <div class="step-head">
+      <span class="codicon codicon-${w.icon}"></span>
+      <span class="who">${w.label}</span>
+      ${step.extra?.hint ? html`<span class="tag">hint</span>` : nothing}
+      ${(step.extra?.disclosedFacts?.length ?? 0) > 0 ? html`<span class="tag" title="facts disclosed">discloses ${step.extra?.disclosedFacts?.join(', ')}</span>` : nothing}
+      <span class="spacer"></span>
+      ${step.metrics ? html`<span class="dim">${step.metrics.prompt_tokens + step.metrics.completion_tokens} tok</span>` : nothing}
+      <span class="dim">+${offset.toFixed(1)}s</span>
+      <span class="step-no">#${step.step_id}</span>
+    </div>
+    ${step.message ? html`<div class="message">${highlight(step.message, q)}</div>` : nothing}
+    ${(step.tool_calls ?? []).map((c) => toolCall(c, results.get(c.tool_call_id), q))}
+    ${step.extra?.error ? html`<div class="step-error"><span class="codicon codicon-error"></span> ${highlight(step.extra.error, q)}</div>` : nothing}
+  </div>`;
+}
