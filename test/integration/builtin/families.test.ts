@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { createRng } from '../../../src/core/ports/rng.js';
+import type { SandboxBackend } from '../../../src/core/ports/sandbox.js';
+import { validateEnvironment } from '../../../src/core/evolution/validateEnvironment.js';
+import { builtinFamilies } from '../../../src/builtin/families/registry.js';
+import { cooperativeNovice } from '../../../src/builtin/user/seedUsers.js';
+import { createSandboxBackend } from '../../../src/sandbox/factory.js';
+import { needService } from '../../support/services.js';
+import { dockerProblem, testLabels } from '../sandbox/support.js';
+import { playBuiltin, strongGenes, weakGenes } from './episodes.js';
+
+const specsAtEveryLevel = () => builtinFamilies.flatMap((f) => Array.from({ length: f.maxLevel }, (_, i) => f.generate({ level: i + 1 }, createRng(`it/${f.name}/${i + 1}`))));
+
+function validationSuite(backendName: 'process' | 'docker', makeBackend: () => SandboxBackend): void {
+  it(`${backendName}: the oracle passes and an empty agent fails, for every family at every level`, async function () {
+    const backend = makeBackend();
+    try {
+      const failures: string[] = [];
+      for (const spec of specsAtEveryLevel()) {
+        const v = await validateEnvironment(spec, backend, { labels: testLabels });
+        if (!v.oraclePassed || !v.emptyFailed) failures.push(v.details);
+      }
+      assert.deepEqual(failures, []);
+    } finally {
+      await backend.dispose();
+    }
+  });
+}
+
+describe('built-in families in a real sandbox', function () {
+  describe('process backend', function () {
+    validationSuite('process', () => createSandboxBackend('process', { warn: () => undefined }));
+
+    it('strong genes with a cooperative user succeed often, weak genes fail often (levels 1, 3, 5)', async function () {
+      const backend = createSandboxBackend('process', { warn: () => undefined });
+      try {
+        const tally = { strong: 0, weak: 0, plays: 0 };
+        for (const family of builtinFamilies) {
+          for (const level of [1, 3, 5]) {
+            const env = family.generate({ level }, createRng(`episodes/${family.name}/${level}`));
+            for (let trial = 0; trial < 2; trial++) {
+              const strong = await playBuiltin(backend, env, cooperativeNovice(), strongGenes, trial);
+              const weak = await playBuiltin(backend, env, cooperativeNovice(), weakGenes, trial);
+              assert.equal(strong.status, 'terminated', `${env.id}: ${strong.error ?? strong.truncationReason}`);
+              assert.ok(strong.steps.some((s) => s.tool_calls?.some((c) => c.function_name === 'submit')), 'the episode is complete (submitted)');
+              tally.plays++;
+              if (strong.success) tally.strong++;
+              if (weak.success) tally.weak++;
+            }
+          }
+        }
+        console.log(`      strong ${tally.strong}/${tally.plays}, weak ${tally.weak}/${tally.plays}`);
+        assert.ok(tally.strong >= tally.plays * 0.75, `strong genes succeed often (${tally.strong}/${tally.plays})`);
+        assert.ok(tally.weak <= tally.plays * 0.25, `weak genes fail often (${tally.weak}/${tally.plays} succeeded)`);
+      } finally {
+        await backend.dispose();
+      }
+    });
+  });
+
+  describe('docker backend (busybox image)', function () {
+    before(async function () {
+      await needService(this, 'docker', () => dockerProblem());
+    });
+    validationSuite('docker', () => createSandboxBackend('docker', { docker: { labels: testLabels } }));
+
+    it('docker: a strong agent plays one complete, successful episode per family with busybox tools only', async function () {
+      const backend = createSandboxBackend('docker', { docker: { labels: testLabels } });
+      try {
+        for (const family of builtinFamilies) {
+          const env = family.generate({ level: 3 }, createRng(`docker/${family.name}`));
+          const r = await playBuiltin(backend, env, cooperativeNovice(), strongGenes, 0, testLabels);
+          assert.equal(r.status, 'terminated', `${env.id}: ${r.error ?? ''}`);
+          assert.ok(r.success, `${env.id} failed: ${r.verifier?.stdout ?? ''}`);
+        }
+      } finally {
+        await backend.dispose();
+      }
+    });
+  });
+});
