@@ -71,6 +71,10 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
   const where = (baseUrl: string): string => `endpoint "${endpoint.name}" (${baseUrl}), model "${role.model}"`;
 
   const attempt = async (target: EndpointTarget, request: ChatRequest): Promise<WireAnswer> => {
+    // Creating the client may resolve the key, and fail with an actionable missing-key error.
+    const client = target.client;
+    // The pool may come from the host with a key we were never given: scrub that one too.
+    if (!secrets.includes(client.apiKey)) secrets.push(client.apiKey);
     const params = toWireParams(role.model, request);
     const controller = new AbortController();
     let timedOut = false;
@@ -83,17 +87,15 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
     stats.networkRequests++;
     try {
       if (request.stream) {
-        const stream = await target.client.chat.completions.create(
+        const stream = await client.chat.completions.create(
           { ...params, stream: true, stream_options: { include_usage: true } },
           { signal: controller.signal },
         );
         return await fromStream(stream);
       }
-      return fromCompletion(await target.client.chat.completions.create(params, { signal: controller.signal }));
+      return fromCompletion(await client.chat.completions.create(params, { signal: controller.signal }));
     } catch (err) {
       throwIfCancelled(request.signal);
-      // The pool may come from the host with a key we were never given: scrub that one too.
-      if (!secrets.includes(target.client.apiKey)) secrets.push(target.client.apiKey);
       throw classify(err, timedOut, target.baseUrl);
     } finally {
       clearTimeout(timer);

@@ -5,6 +5,7 @@ import type { EndpointConfig } from '../core/spec/run.js';
 
 export interface EndpointTarget {
   readonly baseUrl: string;
+  /** Created at the first request, so a pool for a replay-only run never needs the key. */
   readonly client: OpenAI;
   /** Requests assigned to this URL, queued or running. */
   inFlight: number;
@@ -23,15 +24,26 @@ export interface EndpointPool {
   load(): { baseUrl: string; inFlight: number }[];
 }
 
-export function createEndpointPool(endpoint: EndpointConfig, apiKey: string): EndpointPool {
-  const targets: EndpointTarget[] = endpoint.baseUrls.map((baseUrl) => ({
-    baseUrl,
-    // Retries and timeouts are ours (uniform across servers and testable), so the SDK's are switched off; its
-    // own timeout is only a backstop far beyond ours.
-    client: new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 0, timeout: endpoint.timeoutMs * 2 + 60_000 }),
-    inFlight: 0,
-    limit: pLimit(endpoint.maxConcurrency),
-  }));
+/**
+ * `apiKey` may be a function: it is then called at the first request only, so a host can build pools up front
+ * for a run that may turn out to be fully replayed from the cache (and need no key at all).
+ */
+export function createEndpointPool(endpoint: EndpointConfig, apiKey: string | (() => string)): EndpointPool {
+  let key: string | undefined = typeof apiKey === 'string' ? apiKey : undefined;
+  const keyOf = (): string => (key ??= (apiKey as () => string)());
+  const targets: EndpointTarget[] = endpoint.baseUrls.map((baseUrl) => {
+    let client: OpenAI | undefined;
+    return {
+      baseUrl,
+      get client(): OpenAI {
+        // Retries and timeouts are ours (uniform across servers and testable), so the SDK's are switched off;
+        // its own timeout is only a backstop far beyond ours.
+        return (client ??= new OpenAI({ baseURL: baseUrl, apiKey: keyOf(), maxRetries: 0, timeout: endpoint.timeoutMs * 2 + 60_000 }));
+      },
+      inFlight: 0,
+      limit: pLimit(endpoint.maxConcurrency),
+    };
+  });
   let turn = 0;
 
   const pick = (): EndpointTarget => {

@@ -193,6 +193,24 @@ describe('llm adapter against a loopback OpenAI-compatible server', function () 
     assert.ok(!err.message.includes(secret), err.message);
   });
 
+  it('takes a lazy key in a shared pool, so a replayed run needs none and a live one says which is missing', async () => {
+    server.script('agent', reply.text('recorded'));
+    const endpoint = endpointFor([server.baseUrl]);
+    await createChatModel(endpoint, role, options({ cache: createRequestCache(cacheDir, 'rw') })).complete(ask('a'));
+    let asked = 0;
+    const lazyPool = createEndpointPool(endpoint, () => {
+      asked++;
+      throw new ModelError('missing_key', 'endpoint "local": no API key — the environment variable COEVOLVE_TEST_KEY is not set');
+    });
+    const replayer = createChatModel(endpoint, role, { pool: lazyPool, cache: createRequestCache(cacheDir, 'replay') });
+    assert.equal((await replayer.complete(ask('a'))).message.content, 'recorded');
+    assert.equal(asked, 0, 'a replay never asks for the key');
+    const live = createChatModel(endpoint, role, { pool: lazyPool });
+    await assert.rejects(live.complete(ask('b')), (e: unknown) => e instanceof ModelError && e.kind === 'missing_key');
+    assert.equal(asked, 1);
+    assert.equal(server.count(), 1);
+  });
+
   it('names the missing key variable when the key is absent', async () => {
     const model = createChatModel(endpointFor([server.baseUrl]), role, { env: {} });
     await assert.rejects(model.complete(ask('a')), (e: unknown) => e instanceof ModelError && e.kind === 'missing_key' && /COEVOLVE_TEST_KEY is not set/.test(e.message));
