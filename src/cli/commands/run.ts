@@ -16,6 +16,7 @@ import { loadPopulation } from '../run/population.js';
 import { createProgressReporter } from '../run/progress.js';
 import { buildReport, formatReportMarkdown } from '../run/report.js';
 import { selectBackend } from '../run/selectBackend.js';
+import { reapStale } from '../../sandbox/reaper.js';
 import { processTrainerHook } from '../run/trainerHook.js';
 
 interface RunFlags {
@@ -111,9 +112,14 @@ async function execute(
     labels: { 'coevolve.run': writer.manifest.runId },
     warn: (m) => process.stderr.write(`warning: ${m}\n`),
   });
+  // Whatever a killed run left behind (containers, volumes, folders, cgroups) goes first.
+  const reaped = await reapStale({ hosts: config.sandbox.hosts.map((h) => ({ url: h.url, ...(h.tlsDir ? { tlsDir: h.tlsDir } : {}) })) }).catch(() => undefined);
   const rel = relative(process.cwd(), writer.runDir) || '.';
   process.stderr.write(`coevolve ${toolVersion}: ${history ? 'resuming' : 'starting'} run ${writer.manifest.runId} (${config.name}) → ${rel}\n`);
   process.stderr.write(`  sandbox: ${choice.name} (${choice.reason})\n  roles: ${Object.entries(cast.labels).map(([k, v]) => `${k} = ${v}`).join('; ')}\n`);
+  if (reaped && reaped.containers + reaped.volumes + reaped.folders > 0) {
+    process.stderr.write(`  reaped leftovers of dead runs: ${reaped.containers} containers, ${reaped.volumes} volumes, ${reaped.folders} folders\n`);
+  }
   if (choice.name === 'process') process.stderr.write('  WARNING: commands run UNSANDBOXED on this machine (process backend).\n');
 
   const abort = new AbortController();

@@ -22,12 +22,18 @@ export async function selectBackend(
   options: SandboxBackendOptions & { allowProcessFallback?: boolean; labels?: Record<string, string> },
 ): Promise<BackendChoice> {
   const wanted = sandbox.backend;
-  const docker = (): SandboxBackend => createSandboxBackend('docker', { ...options, docker: { ...options.docker, ...(options.labels ? { labels: options.labels } : {}) } });
+  const docker = (): SandboxBackend =>
+    createSandboxBackend('docker', {
+      ...options,
+      docker: { ...options.docker, ...(options.labels ? { labels: options.labels } : {}) },
+      hosts: sandbox.hosts.map((h) => ({ url: h.url, maxContainers: h.maxContainers, ...(h.tlsDir ? { tlsDir: h.tlsDir } : {}) })),
+      warmPool: sandbox.warmPool,
+    });
   if (wanted === 'docker') return { backend: docker(), name: 'docker', reason: 'configured' };
-  if (wanted === 'bwrap') return { backend: createSandboxBackend('bwrap', options), name: 'bwrap', reason: 'configured' };
+  if (wanted === 'bwrap') return { backend: createSandboxBackend('bwrap', { ...options, ...(sandbox.rootfs ? { bwrap: { ...options.bwrap, rootfs: sandbox.rootfs } } : {}) }), name: 'bwrap', reason: 'configured' };
   if (wanted === 'process') return { backend: createSandboxBackend('process', options), name: 'process', reason: 'configured' };
 
-  const dockerProblem = await probeDocker(images);
+  const dockerProblem = await probeDocker(images, sandbox.hosts[0]?.url);
   if (!dockerProblem) return { backend: docker(), name: 'docker', reason: 'auto: Docker answers and has the images' };
   const bwrapProblem = probeBwrap();
   if (!bwrapProblem) {
@@ -47,9 +53,9 @@ export async function selectBackend(
   );
 }
 
-async function probeDocker(images: string[]): Promise<string | undefined> {
+async function probeDocker(images: string[], url: string | undefined): Promise<string | undefined> {
   try {
-    const d = dockerFromUrl(process.env.DOCKER_HOST);
+    const d = dockerFromUrl(url ?? process.env.DOCKER_HOST);
     await withTimeout(d.ping(), 2000);
     for (const image of new Set(images)) {
       try {

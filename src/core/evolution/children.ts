@@ -153,6 +153,6 @@ export function referenceAgent(): AgentConfig {
     apiVersion: 'coevolve/v1',
     kind: 'Agent',
     id: 'reference',
-    genes: { askFirst: 1, questionBudget: 10, explore: 1, verify: 1, idiom: 'shell', persistence: 5 },
+    genes: { askFirst: 1, questionBudget: 5, explore: 1, verify: 1, idiom: 'shell', persistence: 3 },
   });
 }

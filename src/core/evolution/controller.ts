@@ -5,7 +5,7 @@ import { createRng } from '../ports/rng.js';
 import type { RunEvent, RunEventBody, RunRecorder } from '../ports/runStore.js';
 import type { SandboxBackend } from '../ports/sandbox.js';
 import type { Roles } from '../roles/ports.js';
-import { playRollout, type RolloutPlan } from '../rollout/engine.js';
+import { isRetryable, playRollout, type RolloutDeps, type RolloutPlan } from '../rollout/engine.js';
 import { summarizeRollout, type RolloutRecord } from '../rollout/trajectory.js';
 import { agentConfigSchema, type AgentConfig } from '../spec/agent.js';
 import { specApiVersion } from '../spec/common.js';
@@ -125,7 +125,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
         limit(async () => {
           if (deps.signal?.aborted) throw new CancelledError();
           persisted.push(recorder.append({ type: 'rollout.started', generation: g, rolloutId: plan.rolloutId, pairId: plan.pairId }));
-          const record = await playRollout(plan, { backend: deps.backend, roles: deps.roles, budgets: config.budgets, rewardWeights: config.reward, clock, labels, ...(deps.signal ? { signal: deps.signal } : {}) });
+          const record = await playWithRetry(plan, { backend: deps.backend, roles: deps.roles, budgets: config.budgets, rewardWeights: config.reward, clock, labels, ...(deps.signal ? { signal: deps.signal } : {}) });
           const summary = summarizeRollout(record);
           persisted.push(recorder.writeRollout(record), recorder.append({ type: 'rollout.finished', summary }));
           records.set(plan.rolloutId, record);
@@ -220,6 +220,19 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
   async function stop(g: number): Promise<RunOutcome> {
     await recorder.append({ type: 'run.finished', status: 'stopped', message: `stopped during generation ${g}; resume to continue` });
     return { status: 'stopped', generationsDone: g, metrics: allMetrics };
+  }
+}
+
+const maxHostRetries = 3;
+
+/** A rollout whose sandbox host was lost is played again (the pool places it on another host); same id, same result. */
+async function playWithRetry(plan: RolloutPlan, deps: RolloutDeps): Promise<RolloutRecord> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await playRollout(plan, deps);
+    } catch (err) {
+      if (!isRetryable(err) || attempt >= maxHostRetries) throw err;
+    }
   }
 }
 

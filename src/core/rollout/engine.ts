@@ -182,6 +182,12 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
       await sandbox?.stop().catch(() => undefined);
       throw deps.signal.reason instanceof Error ? deps.signal.reason : new CancelledError();
     }
+    if (isRetryable(err)) {
+      // The sandbox host died under us (e.g. one Docker host of a pool): the caller replays this rollout elsewhere.
+      clearTimeout(wallTimer);
+      await sandbox?.stop().catch(() => undefined);
+      throw err;
+    }
     if (reason instanceof BudgetExceeded) {
       end = { status: 'truncated', reason: 'wall_clock' };
     } else {
@@ -231,6 +237,11 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
   if (verifier) record.verifier = verifier;
   if (rating) record.userRating = rating;
   return record;
+}
+
+/** Errors that say the same rollout may succeed if played again elsewhere (a lost sandbox host). */
+export function isRetryable(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { retryable?: unknown }).retryable === true;
 }
 
 class BudgetExceeded extends Error {
