@@ -79,7 +79,13 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
       files.push(abs);
       continue;
     }
-    const found = await findSpecFiles(abs);
+    let found: string[];
+    try {
+      found = await findSpecFiles(abs);
+    } catch (err) {
+      problems.push(problemAt(abs, startOfFile, 'error', `cannot search this folder: ${err instanceof Error ? err.message : String(err)}`));
+      continue;
+    }
     if (found.length === 0) {
       const suffixes = specKinds.map((k) => `*${specKindInfo[k].suffix}`).join(', ');
       problems.push(problemAt(abs, startOfFile, 'warning', `no spec files (${suffixes}) in this folder`));

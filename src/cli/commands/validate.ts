@@ -21,13 +21,13 @@ const processOutput: CommandOutput = { out: (t) => process.stdout.write(t), cwd:
  */
 export async function runValidate(paths: string[], options: ValidateOptions, output: CommandOutput = processOutput): Promise<number> {
   const result = await validateFiles(paths, { cwd: output.cwd });
-  const problems = result.problems.map((p): Problem => ({ ...p, file: relative(output.cwd, p.file) || p.file }));
+  const problems = result.problems.map((p): Problem => ({ ...p, file: relative(output.cwd, p.file) || '.' }));
   const errors = problems.filter((p) => p.severity === 'error').length;
   if (options.json) {
     output.out(`${JSON.stringify(problems, null, 2)}\n`);
   } else {
     for (const p of problems) output.out(`${formatProblemLine(p)}\n`);
-    output.out(`${summary(problems, result.files.length)}\n`);
+    output.out(`${summary(problems, result.files.map((f) => relative(output.cwd, f) || '.'))}\n`);
   }
   return errors > 0 ? 1 : 0;
 }
@@ -37,14 +37,16 @@ export function formatProblemLine(p: Problem): string {
   return `${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}`;
 }
 
-function summary(problems: Problem[], fileCount: number): string {
-  const files = `${fileCount} spec file${fileCount === 1 ? '' : 's'}`;
+function summary(problems: Problem[], checked: string[]): string {
+  const files = `${checked.length} spec file${checked.length === 1 ? '' : 's'}`;
   if (problems.length === 0) return `${files} checked, no problems`;
   const errors = problems.filter((p) => p.severity === 'error').length;
   const warnings = problems.length - errors;
-  const withProblems = new Set(problems.map((p) => p.file)).size;
-  const parts = [errors > 0 ? plural(errors, 'error') : '', warnings > 0 ? plural(warnings, 'warning') : ''].filter(Boolean);
-  return `${parts.join(' and ')} in ${withProblems} of ${files}`;
+  const parts = [errors > 0 ? plural(errors, 'error') : '', warnings > 0 ? plural(warnings, 'warning') : ''].filter(Boolean).join(' and ');
+  const withProblems = new Set(problems.map((p) => p.file));
+  // Problems about arguments (a missing path, an empty folder) are not about any spec file checked.
+  if ([...withProblems].every((f) => checked.includes(f))) return `${parts} in ${withProblems.size} of ${files}`;
+  return `${parts}; ${files} checked`;
 }
 
 function plural(n: number, word: string): string {

@@ -49,6 +49,17 @@ describe('coevolve validate / schema / init', () => {
     }]);
   });
 
+  it('validate reports a missing path and an empty folder without counting them as spec files', async () => {
+    const io = capture(tmp);
+    assert.equal(await runValidate(['nothere.env.yaml', '.'], {}, io), 1);
+    assert.equal(io.text(), [
+      '.:1:1: warning: no spec files (*.env.yaml, *.user.yaml, *.agent.yaml, *.run.yaml) in this folder',
+      'nothere.env.yaml:1:1: error: no such file or folder',
+      '1 error and 1 warning; 0 spec files checked',
+      '',
+    ].join('\n'));
+  });
+
   it('validate over the examples exits 0', async () => {
     const io = capture();
     assert.equal(await runValidate(['environments'], {}, io), 0);
