@@ -150,10 +150,12 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
     async complete(input) {
       stats.calls++;
       const request: ChatRequest = { ...input, temperature: input.temperature ?? role.temperature, maxTokens: input.maxTokens ?? role.maxTokens };
-      const normalised = normaliseRequest(role.model, request);
-      const key = requestCacheKey(normalised);
       const started = performance.now();
-      if (cache && cache.mode !== 'off') {
+      // Hashing the request costs CPU per call; only a cache needs it.
+      const useCache = cache !== undefined && cache.mode !== 'off';
+      const normalised = useCache ? normaliseRequest(role.model, request) : undefined;
+      const key = normalised ? requestCacheKey(normalised) : '';
+      if (cache && normalised && useCache) {
         const hit = await cache.get(key);
         if (hit) {
           stats.cacheHits++;
@@ -182,7 +184,7 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
       };
       stats.usage = addUsage(stats.usage, usage);
       stats.spentUsd += costUsd;
-      if (cache?.mode === 'rw') {
+      if (cache?.mode === 'rw' && normalised) {
         await cache.put({ formatVersion: 1, key, recordedAt: new Date().toISOString(), request: normalised, response: { message: response.message, finishReason: response.finishReason, usage, model: response.model } });
       }
       return response;
