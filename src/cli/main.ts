@@ -3,8 +3,10 @@ import { Command } from 'commander';
 import { toolVersion } from '../core/version.js';
 import { registerCurateCommand } from './commands/curate.js';
 import { registerExportCommand } from './commands/export.js';
+import { registerFamiliesCommand } from './commands/families.js';
 import { registerImportCommand } from './commands/import.js';
 import { registerInitCommand } from './commands/init.js';
+import { registerRerunCommand } from './commands/rerun.js';
 import { registerRunCommands } from './commands/run.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerSchemaCommand } from './commands/schema.js';
@@ -20,8 +22,10 @@ const program = new Command()
 // Command registrations (one line each; keep sorted):
 registerCurateCommand(program);
 registerExportCommand(program);
+registerFamiliesCommand(program);
 registerImportCommand(program);
 registerInitCommand(program);
+registerRerunCommand(program);
 registerRunCommands(program);
 registerSandboxCommand(program);
 registerSchemaCommand(program);
