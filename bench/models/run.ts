@@ -3,7 +3,7 @@
 //   npm run bench:models        prints a table, then one JSON line
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatModel, ChatRequest } from '../../src/core/ports/model.js';
 import { roleMarker } from '../../src/core/roles/llm/roleMarker.js';
@@ -101,8 +101,11 @@ async function main(): Promise<void> {
       networkCallP50Ms: round(percentile(network, 50)),
       hitVsNetwork: round(mean(network) / mean(hits)),
       replayNetworkRequests: replayer.stats?.().networkRequests ?? -1,
+      // Concurrency gains are bounded by free CPU (client and server both parse JSON per call): read them with these.
+      cpus: availableParallelism(),
+      loadAverage1m: round(loadavg()[0] ?? 0),
     };
-    console.log(`model adapter benchmark (${calls} calls, server latency ${latencyMs} ms)`);
+    console.log(`model adapter benchmark (${calls} calls, server latency ${latencyMs} ms; ${result.cpus} CPUs, load average ${result.loadAverage1m})`);
     console.table({
       sequential: { ms: result.sequentialMs, 'calls/s': result.sequentialCallsPerSec },
       concurrent: { ms: result.concurrentMs, 'calls/s': result.concurrentCallsPerSec },
