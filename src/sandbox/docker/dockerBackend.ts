@@ -68,7 +68,12 @@ export class DockerBackend implements SandboxBackend {
     const allLabels = { ...ownerLabels(), ...this.options.labels, ...labels, [sandboxLabel]: id, 'coevolve.backend': 'docker' };
     const { limits } = shape;
     try {
-      await this.docker.createVolume({ Name: id, Labels: allLabels });
+      // A tmpfs-backed volume: owned by the agent user from the start, size-limited, and gone with the volume.
+      await this.docker.createVolume({
+        Name: id,
+        Labels: allLabels,
+        DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: `size=${limits.diskMb}m,uid=${agentUid},gid=${agentUid},mode=0755` },
+      });
       let container: Docker.Container;
       try {
         container = await this.docker.createContainer({
@@ -125,7 +130,7 @@ export class DockerBackend implements SandboxBackend {
   async provision(sandbox: DockerSandbox, request: SandboxRequest, signal?: Cancellation): Promise<void> {
     throwIfCancelled(signal);
     try {
-      await sandbox.putFiles(request.files);
+      if (request.files.length > 0) await sandbox.putFiles(request.files);
       await runSetup(sandbox, request, signal);
       if (request.setup.length > 0) {
         // Setup runs as root; the agent must still be able to edit what it made.

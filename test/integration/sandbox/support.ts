@@ -28,8 +28,9 @@ export async function dockerProblem(image = busyboxImage): Promise<string | unde
   return undefined;
 }
 
-export async function leftovers(docker = new Docker()): Promise<{ containers: string[]; volumes: string[] }> {
-  const filters = { label: ['coevolve.test=1'] };
+/** Labelled containers and volumes this test process created that still exist (other processes' are not ours). */
+export async function leftovers(docker = new Docker(), ownerPid = process.pid): Promise<{ containers: string[]; volumes: string[] }> {
+  const filters = { label: ['coevolve.test=1', `coevolve.owner-pid=${ownerPid}`] };
   const containers = (await docker.listContainers({ all: true, filters })).map((c) => c.Names[0] ?? c.Id);
   const volumes = ((await docker.listVolumes({ filters })).Volumes ?? []).map((v) => v.Name);
   return { containers, volumes };

@@ -38,12 +38,13 @@ describe('warm pool and reaper', function () {
       child.stdout.on('data', (c: Buffer) => c.toString().includes('started') && resolve());
       child.once('exit', (code) => reject(new Error(`run process exited early (${code})`)));
     });
+    const runPid = child.pid as number;
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
-    const before = await leftovers();
+    const before = await leftovers(new Docker(), runPid);
     assert.equal(before.containers.length, 1);
     const report = await reapStale();
     assert.ok(report.containers >= 1 && report.volumes >= 1);
-    assert.deepEqual(await leftovers(new Docker()), { containers: [], volumes: [] });
+    assert.deepEqual(await leftovers(new Docker(), runPid), { containers: [], volumes: [] });
   });
 });
