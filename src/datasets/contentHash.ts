@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
  * timestamps, whitespace or letter case count as the same item.
  */
 export function normaliseText(text: string): string {
-  return text.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
+  // No Unicode normalisation: it costs more than the rest of the hash and the engine never varies it.
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 /** sha256 over a canonical JSON form (sorted keys, normalised strings). */
