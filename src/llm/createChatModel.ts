@@ -185,7 +185,10 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
       stats.usage = addUsage(stats.usage, usage);
       stats.spentUsd += costUsd;
       if (cache?.mode === 'rw' && normalised) {
-        await cache.put({ formatVersion: 1, key, recordedAt: new Date().toISOString(), request: normalised, response: { message: response.message, finishReason: response.finishReason, usage, model: response.model } });
+        // A paid answer is worth more than its recording: a failed write is logged, and a later replay reports the miss.
+        await cache
+          .put({ formatVersion: 1, key, recordedAt: new Date().toISOString(), request: normalised, response: { message: response.message, finishReason: response.finishReason, usage, model: response.model } })
+          .catch((err: unknown) => log(`could not record a response in the request cache ${cache.dir}: ${err instanceof Error ? err.message : String(err)}`));
       }
       return response;
     },
