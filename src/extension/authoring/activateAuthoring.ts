@@ -5,6 +5,7 @@ import { activateEnvironmentsView, type EnvironmentsTreeProvider } from './envir
 import { activateEnvironmentTests, type EnvironmentTests } from './environmentTests.js';
 import { activateLiveDiagnostics, type LiveSpecs } from './liveDiagnostics.js';
 import { registerNewSpecCommands } from './newSpecCommands.js';
+import { registerPlayEvolveCommands } from './playEvolveCommands.js';
 import { activateSpecCodeLens } from './specCodeLens.js';
 import { activateSpecLanguageFeatures } from './specLanguageFeatures.js';
 import { registerSpecRunCommands } from './specRunCommands.js';
@@ -22,6 +23,7 @@ export function activateAuthoring(context: vscode.ExtensionContext, log: vscode.
   activateSpecCodeLens(context, tests);
   registerSpecRunCommands(context, tests);
   registerNewSpecCommands(context);
+  registerPlayEvolveCommands(context, log);
   const environments = activateEnvironmentsView(context, live, tests);
   return { live, tests, environments };
 }

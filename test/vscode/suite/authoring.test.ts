@@ -2,6 +2,9 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { stringify } from 'yaml';
+import { findFamily } from '../../../src/builtin/families/registry.js';
+import { createRng } from '../../../src/core/ports/rng.js';
 import type { CoevolveApi } from '../../../src/extension/api.js';
 import { environmentScaffold } from '../../../src/extension/authoring/scaffolds.js';
 import type { Problem } from '../../../src/core/spec/problems.js';
@@ -209,5 +212,81 @@ describe('authoring: Testing API', () => {
     const results = await a.authoring.tests.run([good], source.token);
     assert.equal(results.get(good.toString()), 'skipped');
     await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder(), 'tests'), { recursive: true });
+  });
+});
+
+describe('authoring: CodeLens, play, evolve and new specs', () => {
+  before(async function () {
+    this.timeout(60_000);
+    await api();
+    await needService(this, 'docker', async () => {
+      const r = spawnSync('docker', ['image', 'inspect', 'coevolve/busybox:latest'], { encoding: 'utf8' });
+      return r.status === 0 ? undefined : `no coevolve/busybox image (${(r.stderr || r.error?.message || '').trim()})`;
+    });
+  });
+
+  it('New Environment and New User write specs that validate clean, and the Environments view lists them', async () => {
+    const a = await api();
+    const envUri = await vscode.commands.executeCommand<vscode.Uri>('coevolve.newEnvironment', vscode.Uri.joinPath(folder(), 'lens'), 'Lens Task');
+    const userUri = await vscode.commands.executeCommand<vscode.Uri>('coevolve.newUser', vscode.Uri.joinPath(folder(), 'lens'), 'lens-user');
+    assert.equal(vscode.workspace.asRelativePath(envUri, false), 'lens/lens-task.env.yaml');
+    for (const uri of [envUri, userUri]) {
+      await a.authoring.live.ensure(uri);
+      assert.equal(a.authoring.live.state(uri), 'valid', `${uri.path} validates clean: ${JSON.stringify(a.authoring.live.problems(uri))}`);
+    }
+    const groups = a.authoring.environments.getChildren();
+    const envGroup = groups.find((g) => g.type === 'kind' && g.kind === 'Environment');
+    assert.ok(envGroup, 'an Environments group');
+    const files = a.authoring.environments.getChildren(envGroup).map((n) => (n.type === 'spec' ? n.file : ''));
+    assert.ok(files.includes(envUri.fsPath), 'the new environment is listed');
+    const item = a.authoring.environments.getTreeItem(a.authoring.environments.getChildren(envGroup).find((n) => n.type === 'spec' && n.file === envUri.fsPath)!);
+    assert.equal(item.label, 'lens-task');
+    assert.equal(item.contextValue, 'coevolve.spec.environment');
+  });
+
+  it('shows Validate, Play and Evolve lenses on an environment and Start run on a run config', async () => {
+    const envUri = vscode.Uri.joinPath(folder(), 'lens/lens-task.env.yaml');
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', envUri);
+    const titles = lenses.map((l) => l.command?.title ?? '');
+    assert.ok(titles.some((t) => t.includes('Validate')), titles.join(' | '));
+    assert.ok(titles.some((t) => t.includes('Play one rollout')));
+    assert.ok(titles.some((t) => t.includes('Evolve a child')));
+    assert.equal(lenses[0]!.range.start.line, 5, 'above the first line of the spec, after the header comment');
+    const runUri = await writeFile('lens/lens.run.yaml', 'apiVersion: coevolve/v1\nkind: Run\nname: lens\npopulation:\n  environments: [lens-task.env.yaml]\n');
+    await vscode.workspace.openTextDocument(runUri);
+    const runLenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', runUri);
+    assert.deepEqual(runLenses.map((l) => l.command?.command), ['coevolve.startRunFromSpec']);
+  });
+
+  it('Play one rollout records a one-off run with the rollout', async function () {
+    this.timeout(120_000);
+    const envUri = vscode.Uri.joinPath(folder(), 'lens/lens-task.env.yaml');
+    const played = await vscode.commands.executeCommand<{ runDir: string; rolloutFile: string; record: { status: string } }>('coevolve.playEnvironment', envUri);
+    assert.ok(played, 'the command resolved with the played rollout');
+    assert.ok(played.runDir.startsWith(join(folder().fsPath, 'runs')), `under the runs folder: ${played.runDir}`);
+    const record = JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(played.rolloutFile)))) as { envId: string; steps: unknown[] };
+    assert.equal(record.envId, 'lens-task');
+    assert.ok(record.steps.length > 0);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('Evolve a child writes a harder child beside its parent and opens the diff', async function () {
+    this.timeout(60_000);
+    const family = findFamily('log-triage')!;
+    const parentUri = await writeFile('lens/triage.env.yaml', stringify(family.generate({ level: 1 }, createRng(7))));
+    const evolved = await vscode.commands.executeCommand<{ child: vscode.Uri; operator: string }>('coevolve.evolveEnvironment', parentUri);
+    assert.ok(evolved, 'a child was made');
+    assert.match(evolved.operator, /^harder:/);
+    const a = await api();
+    await a.authoring.live.ensure(evolved.child);
+    assert.equal(a.authoring.live.state(evolved.child), 'valid', JSON.stringify(a.authoring.live.problems(evolved.child)));
+    const tab = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff);
+    assert.ok(tab, 'a diff editor is open');
+    const input = tab.input as vscode.TabInputTextDiff;
+    assert.equal(input.original.toString(), parentUri.toString());
+    assert.equal(input.modified.toString(), evolved.child.toString());
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder(), 'lens'), { recursive: true });
+    await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder(), 'runs'), { recursive: true });
   });
 });
