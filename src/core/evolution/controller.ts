@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { CancelledError, type Cancellation } from '../ports/cancellation.js';
+import { CancelledError, throwIfCancelled, type Cancellation } from '../ports/cancellation.js';
 import type { Clock } from '../ports/clock.js';
 import { createRng } from '../ports/rng.js';
 import type { RunEvent, RunEventBody, RunRecorder } from '../ports/runStore.js';
@@ -102,6 +102,19 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
   const allMetrics: GenerationMetrics[] = [];
   for (let g = startGeneration; g < config.generations; g++) {
     if (deps.signal?.aborted) return stop(g);
+    try {
+      const finished = await playGeneration(g);
+      allMetrics.push(finished);
+    } catch (err) {
+      // Cancellation surfaces as an error from whatever was running (a rollout, a validation, the hook): a clean stop.
+      if (deps.signal?.aborted) return stop(g);
+      throw err;
+    }
+  }
+  await recorder.append({ type: 'run.finished', status: 'completed' });
+  return { status: 'completed', generationsDone: config.generations, metrics: allMetrics };
+
+  async function playGeneration(g: number): Promise<GenerationMetrics> {
     const t0 = clock.now();
     const rng = createRng(`${config.seed}/g${g}`);
     const pairs = planGeneration(archive, g, config, rng.fork('plan'));
@@ -136,7 +149,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     await Promise.all(persisted);
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected' && !(s.reason instanceof CancelledError) && !deps.signal?.aborted);
     if (failure) throw failure.reason;
-    if (deps.signal?.aborted) return stop(g);
+    throwIfCancelled(deps.signal);
 
     // Score: in plan order, so metrics never depend on completion order.
     const ordered = plans.map((p) => records.get(p.rolloutId)!);
@@ -169,7 +182,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     }
     archive.fresh.push(...fresh.map((p) => p.pairId));
     retired += capArchive(archive, config.population.maxArchive);
-    if (deps.signal?.aborted) return stop(g);
+    throwIfCancelled(deps.signal);
 
     deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving agent' });
     const update = await evolveAgent({ generation: g, config, current: agent, records: ordered, archive, roles: deps.roles, backend: deps.backend, clock, rng: rng.fork('agent'), labels, runId, ...(deps.signal ? { signal: deps.signal } : {}) });
@@ -180,7 +193,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
       }
       await emitOnce({ type: 'agent.updated', generation: g, fromId: update.fromId, toId: update.toId, change: update.change, promoted: update.promoted, ...(update.heldOut ? { heldOut: update.heldOut } : {}) });
     }
-    if (deps.signal?.aborted) return stop(g);
+    throwIfCancelled(deps.signal);
 
     if (config.trainerHook && deps.hook && !seen.has(eventKey({ type: 'hook.finished', generation: g, exitCode: 0, durationMs: 0, outputFile: '' }))) {
       deps.onProgress?.({ type: 'phase', generation: g, phase: 'trainer hook' });
@@ -211,11 +224,9 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     await recorder.writeGenerationMetrics(g, metrics);
     await recorder.writeArtifact(snapshotPath(g), JSON.stringify(archive.snapshot(g, agent.id)));
     await emitOnce({ type: 'generation.finished', generation: g });
-    allMetrics.push(metrics);
     deps.onProgress?.({ type: 'generation.finished', generation: g, metrics });
+    return metrics;
   }
-  await recorder.append({ type: 'run.finished', status: 'completed' });
-  return { status: 'completed', generationsDone: config.generations, metrics: allMetrics };
 
   async function stop(g: number): Promise<RunOutcome> {
     await recorder.append({ type: 'run.finished', status: 'stopped', message: `stopped during generation ${g}; resume to continue` });
