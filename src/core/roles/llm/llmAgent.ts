@@ -3,12 +3,15 @@ import { agentTools } from '../agentTools.js';
 import { parseAgentToolCall } from '../parseToolCall.js';
 import type { AgentEpisode, AgentRole, AgentTurn } from '../ports.js';
 import { agentOpeningMessage, agentSystemPrompt } from './agentPrompt.js';
+import { cutMiddle } from './transcript.js';
 
 /**
  * The LLM agent: one conversation per episode. Calls are streamed so a cancelled rollout stops the generation at
  * once; malformed tool calls come back as `invalid` calls, whose error the engine returns as the tool result.
  */
-export function createLlmAgent(model: ChatModel): AgentRole {
+export function createLlmAgent(model: ChatModel, options: { maxToolResultChars?: number } = {}): AgentRole {
+  // Command output is capped per call by the sandbox, but thirty capped outputs still overflow a context window.
+  const maxResult = options.maxToolResultChars ?? 16_000;
   return {
     kind: 'llm',
     label: model.label,
@@ -28,7 +31,10 @@ export function createLlmAgent(model: ChatModel): AgentRole {
           } else {
             // Every call of the previous turn needs an answer, or the server refuses the conversation.
             const byId = new Map(results.map((r) => [r.callId, r.content]));
-            for (const call of pending) messages.push({ role: 'tool', toolCallId: call.id, content: byId.get(call.id) ?? '(no result: the call was not executed)' });
+            for (const call of pending) {
+              const content = byId.get(call.id) ?? '(no result: the call was not executed)';
+              messages.push({ role: 'tool', toolCallId: call.id, content: cutMiddle(content, maxResult) });
+            }
             if (userMessage) messages.push({ role: 'user', content: userMessage });
           }
           const res = await model.complete({ messages, tools, toolChoice: 'auto', seed, stream: true, ...(signal ? { signal } : {}) });
