@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { Authoring } from './authoring/activateAuthoring.js';
-import type { RunsTreeProvider } from './runsTree/runsTreeProvider.js';
+import type { EditorApi } from './commands/activateEditor.js';
+import type { RunsTreeProvider } from './runs/runsTreeProvider.js';
 
 /**
  * What `activate` returns. The vscode test suites reach the extension's parts through it; it is not a public API
@@ -13,4 +14,6 @@ export interface CoevolveApi {
   log: vscode.LogOutputChannel;
   /** Live spec validation, the environment tests and the Environments view. */
   authoring: Authoring;
+  /** Rollout viewer and dashboard panels, run commands, replays. */
+  editor: EditorApi;
 }

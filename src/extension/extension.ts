@@ -4,17 +4,19 @@ import type * as vscode from 'vscode';
 import { toolVersion } from '../core/version.js';
 import type { CoevolveApi } from './api.js';
 import { activateLog } from './log/activateLog.js';
-import { activateRunsView } from './runsTree/activateRunsView.js';
+import { activateRunsView } from './runs/activateRunsView.js';
+import { activateEditor } from './commands/activateEditor.js';
 import { activateSpecValidation } from './specs/activateSpecValidation.js';
 import { activateAuthoring } from './authoring/activateAuthoring.js';
 
 export function activate(context: vscode.ExtensionContext): CoevolveApi {
   const log = activateLog(context);
   const runsProvider = activateRunsView(context);
+  const editor = activateEditor(context, log, runsProvider);
   const diagnostics = activateSpecValidation(context, log);
   const authoring = activateAuthoring(context, log, diagnostics);
   log.info(`Coevolve ${toolVersion} activated`);
-  return { version: toolVersion, runsProvider, diagnostics, log, authoring };
+  return { version: toolVersion, runsProvider, diagnostics, log, authoring, editor };
 }
 
 export function deactivate(): void {}
