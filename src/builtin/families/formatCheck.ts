@@ -40,7 +40,7 @@ export function buildFormatCheck(rules: FormatRules, verbose: boolean): string {
     `[ -z "$odd" ] || say "data line not in the format ${rules.data.replace(/["`$\\]/g, '')}: $odd"`,
   );
   if (rules.sortArgs) {
-    lines.push(`[ "$(data | cksum)" = "$(data | LC_ALL=C sort ${rules.sortArgs} | cksum)" ] || say ${shq(`data lines are not in order (sort ${rules.sortArgs})`)}`);
+    lines.push(`[ "$(data | md5sum)" = "$(data | LC_ALL=C sort ${rules.sortArgs} | md5sum)" ] || say ${shq(`data lines are not in order (sort ${rules.sortArgs})`)}`);
   }
   lines.push('if [ $bad = 0 ]; then echo "check passed"; else echo "check failed"; fi', 'exit $bad', '');
   return lines.join('\n');

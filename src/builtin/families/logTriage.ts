@@ -226,7 +226,7 @@ const playbook: FamilyPlaybook = {
     };
     const cmds: PlannedCommand[] = [
       { stage: 'prepare', command: `mkdir -p .work "$(dirname ${out})"` },
-      { stage: 'filter', command: `${filter[idiom]} > .work/lines.txt` },
+      { stage: 'filter', command: `{ ${filter[idiom]}; } > .work/lines.txt` },
     ];
     const trailing = (s: Slip | undefined) => (s === 'space' ? ` | sed 's/$/ /'` : '');
     if (k.stages <= 1) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createRng } from '../../../src/core/ports/rng.js';
 import type { SandboxBackend } from '../../../src/core/ports/sandbox.js';
 import { validateEnvironment } from '../../../src/core/evolution/validateEnvironment.js';
+import { sandboxRequest } from '../../../src/core/rollout/engine.js';
 import { builtinFamilies } from '../../../src/builtin/families/registry.js';
 import { cooperativeNovice } from '../../../src/builtin/user/seedUsers.js';
 import { createSandboxBackend } from '../../../src/sandbox/factory.js';
@@ -12,6 +13,32 @@ import { playBuiltin, strongGenes, weakGenes } from './episodes.js';
 const specsAtEveryLevel = () => builtinFamilies.flatMap((f) => Array.from({ length: f.maxLevel }, (_, i) => f.generate({ level: i + 1 }, createRng(`it/${f.name}/${i + 1}`))));
 
 function validationSuite(backendName: 'process' | 'docker', makeBackend: () => SandboxBackend): void {
+  it(`${backendName}: check.sh accepts the oracle's result and rejects a defective one`, async function () {
+    const backend = makeBackend();
+    try {
+      for (const family of builtinFamilies) {
+        const spec = family.generate({ level: 3 }, createRng(`check/${family.name}`));
+        // The file check.sh is about is the one the verifier requires (output, config or manifest).
+        const target = /if \[ -f '([^']+)' \]/.exec(spec.verifier.script)?.[1];
+        assert.ok(target && spec.sandbox.files.some((f) => f.path === 'check.sh'), `${spec.id} ships check.sh`);
+        const sb = await backend.start(sandboxRequest(spec, testLabels));
+        try {
+          await sb.exec(spec.oracle.script, { privileged: true, cwd: spec.sandbox.workdir });
+          const good = await sb.exec(`sh check.sh '${target}'`, { cwd: spec.sandbox.workdir });
+          assert.equal(good.exitCode, 0, `${spec.id}: ${good.stdout}${good.stderr}`);
+          assert.equal(good.stderr, '', 'only busybox tools are used');
+          await sb.exec(`sed -i 's/$/ /' '${target}'`, { privileged: true, cwd: spec.sandbox.workdir });
+          const bad = await sb.exec(`sh check.sh '${target}'`, { cwd: spec.sandbox.workdir });
+          assert.equal(bad.exitCode, 1, `${spec.id}: trailing spaces must fail the check`);
+        } finally {
+          await sb.stop();
+        }
+      }
+    } finally {
+      await backend.dispose();
+    }
+  });
+
   it(`${backendName}: the oracle passes and an empty agent fails, for every family at every level`, async function () {
     const backend = makeBackend();
     try {
@@ -72,6 +99,7 @@ describe('built-in families in a real sandbox', function () {
           const r = await playBuiltin(backend, env, cooperativeNovice(), strongGenes, 0, testLabels);
           assert.equal(r.status, 'terminated', `${env.id}: ${r.error ?? ''}`);
           assert.ok(r.success, `${env.id} failed: ${r.verifier?.stdout ?? ''}`);
+
         }
       } finally {
         await backend.dispose();
