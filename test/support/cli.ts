@@ -19,3 +19,14 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
 export function startCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
   return spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd ?? process.cwd(), env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
+
+/** Runs the built CLI without blocking this process (needed when this process serves the CLI, e.g. a model server). */
+export function runCliAsync(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    const child = startCli(args, options);
+    let stdout = '', stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code, signal) => resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
+  });
+}

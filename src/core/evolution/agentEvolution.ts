@@ -3,7 +3,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Usage } from '../ports/model.js';
 import type { Rng } from '../ports/rng.js';
 import type { SandboxBackend } from '../ports/sandbox.js';
-import type { Roles } from '../roles/ports.js';
+import type { Proposal, Roles } from '../roles/ports.js';
 import { playRollout } from '../rollout/engine.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
 import type { AgentConfig } from '../spec/agent.js';
@@ -49,7 +49,13 @@ export async function evolveAgent(input: {
     .slice(0, 6)
     .map((r) => ({ env: input.archive.envs.get(r.envId)!, steps: r.steps, reward: r.rewards.total }))
     .filter((f) => f.env !== undefined);
-  const proposal = await input.roles.agentEvolver.propose({ current: input.current, failures, generation: input.generation, rng: input.rng.fork('propose'), ...(input.signal ? { signal: input.signal } : {}) });
+  let proposal: Proposal<AgentConfig>;
+  try {
+    proposal = await input.roles.agentEvolver.propose({ current: input.current, failures, generation: input.generation, rng: input.rng.fork('propose'), ...(input.signal ? { signal: input.signal } : {}) });
+  } catch (err) {
+    if (input.signal?.aborted) throw err;
+    return { fromId: input.current.id, toId: input.current.id, change: `agent evolver failed: ${err instanceof Error ? err.message : String(err)}`, promoted: false };
+  }
   if (!proposal.ok) return { fromId: input.current.id, toId: input.current.id, change: `no candidate: ${proposal.reason}`, promoted: false, usage: proposal.usage };
   const candidate: AgentConfig = { ...proposal.child, id: `agent-g${String(input.generation + 1).padStart(4, '0')}`, lineage: { parent: input.current.id, operator: proposal.operator, generation: input.generation + 1 } };
 

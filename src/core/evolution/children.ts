@@ -2,7 +2,8 @@ import type { Cancellation } from '../ports/cancellation.js';
 import type { Clock } from '../ports/clock.js';
 import type { Rng } from '../ports/rng.js';
 import type { SandboxBackend } from '../ports/sandbox.js';
-import type { Direction, Roles } from '../roles/ports.js';
+import { zeroUsage } from '../ports/model.js';
+import type { Direction, Proposal, Roles } from '../roles/ports.js';
 import { playRollout } from '../rollout/engine.js';
 import { agentConfigSchema, type AgentConfig } from '../spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment.js';
@@ -74,7 +75,7 @@ export async function evolvePopulation(ctx: ChildContext, stats: PairStatsFull[]
     // Mostly environments; users evolve too, but more slowly, as in EAU-style co-evolution.
     const evolveUser = rng.chance(0.3);
     if (!evolveUser) {
-      const proposal = await ctx.roles.designer.propose({ parent: env, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      const proposal = await guarded(ctx, 'designer', () => ctx.roles.designer.propose({ parent: env, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
       if (!proposal.ok) {
         outcomes.push({ kind: 'environment', id: `${env.id}~${proposal.operator}`, parent: env.id, operator: proposal.operator, accepted: false, reason: 'designer_failed', detail: proposal.reason, parentInBand });
         continue;
@@ -87,7 +88,7 @@ export async function evolvePopulation(ctx: ChildContext, stats: PairStatsFull[]
         fresh.push(ctx.archive.addPair(verdict.spec.id, user.id, 'child'));
       }
     } else {
-      const proposal = await ctx.roles.userEvolver.propose({ parent: user, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      const proposal = await guarded(ctx, 'user evolver', () => ctx.roles.userEvolver.propose({ parent: user, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
       if (!proposal.ok) {
         outcomes.push({ kind: 'user', id: `${user.id}~${proposal.operator}`, parent: user.id, operator: proposal.operator, accepted: false, reason: 'evolver_failed', detail: proposal.reason, parentInBand });
         continue;
@@ -101,6 +102,16 @@ export async function evolvePopulation(ctx: ChildContext, stats: PairStatsFull[]
     }
   }
   return { outcomes, fresh };
+}
+
+/** A role that fails (a model that stays down past its retries) costs one child, never the run. */
+async function guarded<T>(ctx: ChildContext, role: string, propose: () => Promise<Proposal<T>>): Promise<Proposal<T>> {
+  try {
+    return await propose();
+  } catch (err) {
+    if (ctx.signal?.aborted) throw err;
+    return { ok: false, operator: `${role}:error`, reason: `${role} failed: ${err instanceof Error ? err.message : String(err)}`, usage: zeroUsage() };
+  }
 }
 
 type Verdict<T> = ({ ok: true } & T) | { ok: false; reason: string; detail: string };

@@ -239,9 +239,12 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
   return record;
 }
 
-/** Errors that say the same rollout may succeed if played again elsewhere (a lost sandbox host). */
+/**
+ * Errors that say the same rollout may succeed if played again elsewhere: a lost sandbox host. (Model errors are
+ * retried by the model adapter itself; when they still fail, the rollout records the error.)
+ */
 export function isRetryable(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { retryable?: unknown }).retryable === true;
+  return err instanceof Error && err.name === 'SandboxHostLostError';
 }
 
 class BudgetExceeded extends Error {
