@@ -37,8 +37,17 @@ export function createEndpointPool(endpoint: EndpointConfig, apiKey: string | ((
       baseUrl,
       get client(): OpenAI {
         // Retries and timeouts are ours (uniform across servers and testable), so the SDK's are switched off;
-        // its own timeout is only a backstop far beyond ours.
-        return (client ??= new OpenAI({ baseURL: baseUrl, apiKey: keyOf(), maxRetries: 0, timeout: endpoint.timeoutMs * 2 + 60_000 }));
+        // its own timeout is only a backstop far beyond ours. Organization and project are pinned to null so the
+        // SDK does not pick OPENAI_ORG_ID / OPENAI_PROJECT_ID up and send them to an unrelated server.
+        return (client ??= new OpenAI({
+          baseURL: baseUrl,
+          apiKey: keyOf(),
+          organization: null,
+          project: null,
+          webhookSecret: null,
+          maxRetries: 0,
+          timeout: endpoint.timeoutMs * 2 + 60_000,
+        }));
       },
       inFlight: 0,
       limit: pLimit(endpoint.maxConcurrency),

@@ -2,7 +2,7 @@
 // (JSON and SSE streaming, tool calls, usage) and /v1/models, answers from per-role scripts, counts every request,
 // and injects the faults a real server produces: 429 with Retry-After, 5xx, hangs, malformed tool calls.
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { roleFromSystemPrompt } from '../../src/core/roles/llm/roleMarker.js';
 
@@ -49,6 +49,7 @@ export interface RecordedRequest {
   stream: boolean;
   body: ChatBody;
   authorization: string | undefined;
+  headers: IncomingHttpHeaders;
 }
 
 export interface ChatBody {
@@ -127,6 +128,7 @@ export async function startModelServer(options: { latencyMs?: number; model?: st
       stream: body.stream === true,
       body,
       authorization: req.headers.authorization,
+      headers: req.headers,
     };
     requests.push(recorded);
     const scripted = await nextReply(recorded);

@@ -61,8 +61,15 @@ describe('llm adapter against a loopback OpenAI-compatible server', function () 
     server.script('agent', reply.text('hello', { promptTokens: 1000, completionTokens: 500 }));
     const endpoint = endpointFor([server.baseUrl], { prices: { 'test-model': { inputPerMTok: 2, outputPerMTok: 8 } } });
     const model = createChatModel(endpoint, role, options());
-    const res = await model.complete(ask('hi'));
+    // The SDK would send these from the environment to whatever server the URL names.
+    process.env.OPENAI_ORG_ID = 'org-must-not-leak';
+    process.env.OPENAI_PROJECT_ID = 'proj-must-not-leak';
+    const res = await model.complete(ask('hi')).finally(() => {
+      delete process.env.OPENAI_ORG_ID;
+      delete process.env.OPENAI_PROJECT_ID;
+    });
     assert.equal(res.message.content, 'hello');
+    assert.ok(!JSON.stringify(server.requests[0]?.headers).includes('must-not-leak'));
     assert.deepEqual(res.usage, { promptTokens: 1000, completionTokens: 500, cachedTokens: 0, costUsd: (1000 * 2 + 500 * 8) / 1e6 });
     assert.equal(res.cached, false);
     assert.equal(server.requests[0]?.authorization, `Bearer ${secret}`);
