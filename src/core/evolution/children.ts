@@ -72,8 +72,9 @@ export async function evolvePopulation(ctx: ChildContext, stats: PairStatsFull[]
     if (!env || !user) continue;
     const parentInBand = parent.stats.class === 'frontier';
     const pairStats = { successRate: parent.stats.successRate, regret: parent.stats.regret, plays: parent.stats.plays, meanReward: parent.stats.meanReward };
-    // Mostly environments; users evolve too, but more slowly, as in EAU-style co-evolution.
-    const evolveUser = rng.chance(0.3);
+    // Mostly environments; users evolve too, more slowly, and only toward harder: simulated users are already too
+    // cooperative compared with real ones (Sim2Real), so a pair that is too hard is eased through its environment.
+    const evolveUser = parent.direction === 'harder' && rng.chance(0.35);
     if (!evolveUser) {
       const proposal = await guarded(ctx, 'designer', () => ctx.roles.designer.propose({ parent: env, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
       if (!proposal.ok) {
