@@ -24,15 +24,8 @@ const removeGraceMs = 3000;
  * as the last resort when even that does not end the command.
  */
 function wrapperScript(pidFile: string, timeoutSec: number): string {
-  return [
-    `echo $$ >${pidFile} 2>/dev/null`,
-    `if command -v timeout >/dev/null 2>&1; then timeout -s KILL ${timeoutSec} sh -c "$1"; else sh -c "$1"; fi`,
-    'rc=$?',
-    `rm -f ${pidFile}`,
-    // A timed-out command's background children would otherwise outlive it.
-    'if [ $rc = 137 ]; then kill -9 0; fi',
-    'exit $rc',
-  ].join('\n');
+  // exec, not a child: one process fewer per command, and the pid stays the session's.
+  return `echo $$ >${pidFile} 2>/dev/null; if command -v timeout >/dev/null 2>&1; then exec timeout -s KILL ${timeoutSec} sh -c "$1"; else exec sh -c "$1"; fi`;
 }
 
 export class DockerSandbox implements Sandbox {

@@ -60,6 +60,8 @@ export class WarmPool implements SandboxBackend {
     const state = this.stateOf(shape);
     const missing = this.options.size - state.idle.length - state.starting;
     await Promise.all(Array.from({ length: Math.max(0, missing) }, () => this.launchOne(state)));
+    // Launches already in flight count too: wait for them rather than report a pool that is not ready yet.
+    while (state.starting > 0 && !this.disposed && !state.failed) await new Promise((r) => setTimeout(r, 5));
   }
 
   async dispose(): Promise<void> {
