@@ -92,7 +92,8 @@ export async function fromStream(stream: AsyncIterable<Chunk>): Promise<WireAnsw
     for (const tc of delta?.tool_calls ?? []) {
       const call = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
       if (tc.id) call.id = tc.id;
-      if (tc.function?.name) call.name += tc.function.name;
+      // Names normally come whole in the first delta; some servers repeat them in later ones.
+      if (tc.function?.name && tc.function.name !== call.name) call.name = call.name ? call.name + tc.function.name : tc.function.name;
       if (tc.function?.arguments) call.arguments += tc.function.arguments;
       calls.set(tc.index, call);
     }
