@@ -230,7 +230,7 @@ function exportRollouts(ctx: ExportContext): void {
         w.write(JSON.stringify(toChatJsonl(rollout, env, metadata, { weights: options.weights ?? false })));
       } else {
         // Compact: 10,000 indented files are twice the bytes and time; any JSON viewer indents on demand.
-        ctx.writeFile(`trajectories/${split}/${rollout.id}.json`, `${JSON.stringify(toAtifTrajectory(rollout, metadata))}\n`);
+        ctx.writeFile(`trajectories/${split}/${rollout.id.replace(/[^A-Za-z0-9._-]/g, '_')}.json`, `${JSON.stringify(toAtifTrajectory(rollout, metadata))}\n`);
       }
       ctx.counted(split, env, metadata.tags, rollout.success);
     }
