@@ -64,7 +64,7 @@ export class DockerSandbox implements Sandbox {
         AttachStdin: hasStdin,
         Tty: false,
         User: user,
-        WorkingDir: options.cwd ?? this.shape.workdir,
+        WorkingDir: options.cwd === undefined ? this.shape.workdir : options.cwd.startsWith('/') ? options.cwd : `${this.shape.workdir.replace(/\/$/, '')}/${options.cwd}`,
         Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
       });
       stream = (await exec.start({ hijack: hasStdin, stdin: hasStdin, Tty: false })) as Duplex;
