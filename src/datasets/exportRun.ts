@@ -227,7 +227,9 @@ function exportRollouts(ctx: ExportContext): void {
           writers.set(split, w);
           ctx.report.files.push(rel);
         }
-        w.write(JSON.stringify(toChatJsonl(rollout, env, metadata, { weights: options.weights ?? false })));
+        const rec = toChatJsonl(rollout, env, metadata, { weights: options.weights ?? false });
+        // Same field order as the record; the tools list is nearly always the same array, serialised once.
+        w.write(`{"messages":${JSON.stringify(rec.messages)},"tools":${toolsJson(rec.tools)},"metadata":${JSON.stringify(rec.metadata)}}`);
       } else {
         // Compact: 10,000 indented files are twice the bytes and time; any JSON viewer indents on demand.
         ctx.writeFile(`trajectories/${split}/${rollout.id.replace(/[^A-Za-z0-9._-]/g, '_')}.json`, `${JSON.stringify(toAtifTrajectory(rollout, metadata))}\n`);
@@ -238,6 +240,17 @@ function exportRollouts(ctx: ExportContext): void {
     for (const w of writers.values()) w.close();
   }
   if (missingEnv > 0) ctx.report.warnings.push(`${missingEnv} rollout(s) name an environment with no spec file in the run; exported without its instruction and family`);
+}
+
+const toolsJsonCache = new WeakMap<object, string>();
+
+function toolsJson(tools: object): string {
+  let json = toolsJsonCache.get(tools);
+  if (json === undefined) {
+    json = JSON.stringify(tools);
+    toolsJsonCache.set(tools, json);
+  }
+  return json;
 }
 
 function selectRollout(ctx: ExportContext, s: RolloutSummary): boolean {
