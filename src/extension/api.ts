@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { Authoring } from './authoring/activateAuthoring.js';
+import type { Datasets } from './datasets/activateDatasets.js';
 import type { EditorApi } from './commands/activateEditor.js';
 import type { RunsTreeProvider } from './runs/runsTreeProvider.js';
 
@@ -14,6 +15,8 @@ export interface CoevolveApi {
   log: vscode.LogOutputChannel;
   /** Live spec validation, the environment tests and the Environments view. */
   authoring: Authoring;
+  /** The Dataset view and curation commands. */
+  datasets: Datasets;
   /** Rollout viewer and dashboard panels, run commands, replays. */
   editor: EditorApi;
 }

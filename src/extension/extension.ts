@@ -8,6 +8,7 @@ import { activateRunsView } from './runs/activateRunsView.js';
 import { activateEditor } from './commands/activateEditor.js';
 import { activateSpecValidation } from './specs/activateSpecValidation.js';
 import { activateAuthoring } from './authoring/activateAuthoring.js';
+import { activateDatasets } from './datasets/activateDatasets.js';
 
 export function activate(context: vscode.ExtensionContext): CoevolveApi {
   const log = activateLog(context);
@@ -15,8 +16,9 @@ export function activate(context: vscode.ExtensionContext): CoevolveApi {
   const editor = activateEditor(context, log, runsProvider);
   const diagnostics = activateSpecValidation(context, log);
   const authoring = activateAuthoring(context, log, diagnostics);
+  const datasets = activateDatasets(context, log);
   log.info(`Coevolve ${toolVersion} activated`);
-  return { version: toolVersion, runsProvider, diagnostics, log, authoring, editor };
+  return { version: toolVersion, runsProvider, diagnostics, log, authoring, datasets, editor };
 }
 
 export function deactivate(): void {}

@@ -24,12 +24,19 @@ export function rootSchema(kind: SpecKind): z.ZodType {
  * what discriminated unions (`roles.agent.kind`) need to pick the right fields.
  */
 export function looseInput(text: string): unknown {
+  // Hover and completion ask again and again about the same text; one remembered parse covers them.
+  if (lastInput?.text === text) return lastInput.value;
+  let value: unknown;
   try {
-    return parseDocument(text, { prettyErrors: false, uniqueKeys: false }).toJS({ maxAliasCount: 100 }) as unknown;
+    value = parseDocument(text, { prettyErrors: false, uniqueKeys: false }).toJS({ maxAliasCount: 100 }) as unknown;
   } catch {
-    return undefined;
+    value = undefined;
   }
+  lastInput = { text, value };
+  return value;
 }
+
+let lastInput: { text: string; value: unknown } | undefined;
 
 /** A field is required when leaving it out fails: no default, not optional. */
 export function isRequired(schema: z.ZodType): boolean {

@@ -84,8 +84,17 @@ function opensBlock(value: string | undefined): boolean {
   return value !== undefined && /^[|>][-+0-9]*$/.test(value);
 }
 
-/** Splits the text into lines and marks those inside block scalars. */
+let lastLines: { text: string; lines: Line[] } | undefined;
+
+/** Splits the text into lines and marks those inside block scalars (the last text's lines are remembered). */
 export function readLines(text: string): Line[] {
+  if (lastLines?.text === text) return lastLines.lines;
+  const lines = splitLines(text);
+  lastLines = { text, lines };
+  return lines;
+}
+
+function splitLines(text: string): Line[] {
   const raw = text.split(/\r?\n/);
   const lines: Line[] = [];
   // The indentation a block scalar's content must exceed, while one is open.
