@@ -46,6 +46,12 @@ const formatBlurb: Record<ExportFormat, { what: string; categories: string[]; un
   },
 };
 
+/** The hub's size buckets. */
+function sizeCategory(n: number): string {
+  const buckets: [number, string][] = [[1e3, 'n<1K'], [1e4, '1K<n<10K'], [1e5, '10K<n<100K'], [1e6, '100K<n<1M'], [1e7, '1M<n<10M']];
+  return buckets.find(([limit]) => n < limit)?.[1] ?? 'n>10M';
+}
+
 /** README.md with the YAML header the Hugging Face hub reads (configs / data_files per split) and a human summary. */
 export function renderDatasetCard(c: DatasetCardInput): string {
   const blurb = formatBlurb[c.format];
@@ -54,6 +60,7 @@ export function renderDatasetCard(c: DatasetCardInput): string {
     license: c.license,
     task_categories: blurb.categories,
     tags: [...new Set(['coevolve', 'agents', 'terminal', 'user-simulation', c.format, ...c.tags])],
+    size_categories: [sizeCategory(c.counts.exported)],
     pretty_name: `${c.runName} (${c.format})`,
     configs: [{ config_name: 'default', data_files: dataFiles }],
   };
