@@ -142,7 +142,8 @@ export const webviewMessageSchema = z.discriminatedUnion('kind', [
 ]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
-export const hostMessageSchema = z.discriminatedUnion('kind', [
+// A plain union: the two response shapes share the discriminator value "response".
+export const hostMessageSchema = z.union([
   z.strictObject({ kind: z.literal('response'), id: z.number().int().min(0), ok: z.literal(true), result: z.unknown() }),
   z.strictObject({ kind: z.literal('response'), id: z.number().int().min(0), ok: z.literal(false), error: z.string() }),
   z.strictObject({ kind: z.literal('notification'), method: z.string().max(64), params: z.unknown() }),

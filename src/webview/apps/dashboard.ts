@@ -245,11 +245,11 @@ export class RunDashboard extends LitElement {
         </div>
       </header>
       <vscode-tabs selected-index=${this.tab} @vsc-tabs-select=${(e: CustomEvent<{ selectedIndex: number }>) => (this.tab = e.detail.selectedIndex)}>
-        <vscode-tab-header slot="header" id="tab-charts">Charts</vscode-tab-header>
+        <vscode-tab-header slot="header" data-tab="charts">Charts</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 0 ? this.chartsView(v) : nothing}</vscode-tab-panel>
-        <vscode-tab-header slot="header" id="tab-lineage">Lineage</vscode-tab-header>
+        <vscode-tab-header slot="header" data-tab="lineage">Lineage</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 1 ? this.lineageView(v) : nothing}</vscode-tab-panel>
-        <vscode-tab-header slot="header" id="tab-compare">Compare</vscode-tab-header>
+        <vscode-tab-header slot="header" data-tab="compare">Compare</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 2 ? this.compareView(v) : nothing}</vscode-tab-panel>
       </vscode-tabs>`;
   }

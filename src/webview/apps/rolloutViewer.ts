@@ -248,13 +248,13 @@ export class RolloutViewer extends LitElement {
         this.tab = tabs[e.detail.selectedIndex] ?? 'transcript';
         this.saveState();
       }}>
-        <vscode-tab-header slot="header" id="tab-transcript">Transcript</vscode-tab-header>
+        <vscode-tab-header slot="header" data-tab="transcript">Transcript</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 'transcript' ? this.transcript(v) : nothing}</vscode-tab-panel>
-        <vscode-tab-header slot="header" id="tab-reward">Reward &amp; verifier</vscode-tab-header>
+        <vscode-tab-header slot="header" data-tab="reward">Reward &amp; verifier</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 'reward' ? this.reward(v) : nothing}</vscode-tab-panel>
-        <vscode-tab-header slot="header" id="tab-specs">Specs</vscode-tab-header>
+        <vscode-tab-header slot="header" data-tab="specs">Specs</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 'specs' ? this.specs(v) : nothing}</vscode-tab-panel>
-        <vscode-tab-header slot="header" id="tab-json">Raw JSON</vscode-tab-header>
+        <vscode-tab-header slot="header" data-tab="json">Raw JSON</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 'json' ? this.rawJson(v) : nothing}</vscode-tab-panel>
       </vscode-tabs>`;
   }

@@ -1,0 +1,105 @@
+import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { makeRun } from '../../fixtures/makeRun.js';
+import { openWorkbench, type E2eSession } from '../support/session.js';
+
+/** The webview frame whose document has `selector` (code-server serves webview frames from the same origin). */
+async function webviewFrame(page: Page, selector: string, timeoutMs = 30_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (await frame.locator(selector).count().catch(() => 0)) return frame;
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`no webview frame shows ${selector} within ${timeoutMs / 1000} s`);
+}
+
+describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', function () {
+  let session: E2eSession;
+
+  before(async function () {
+    this.timeout(120_000);
+    const workspace = process.env.COEVOLVE_E2E_WORKSPACE;
+    if (!workspace) throw new Error('COEVOLVE_E2E_WORKSPACE is not set: run through test/e2e/run.mjs');
+    await makeRun(join(workspace, 'runs'), { name: 'fixture', generations: 4, pairsPerGeneration: 4, k: 3, hintPlays: 1 });
+    await makeRun(join(workspace, 'runs'), { name: 'baseline', seed: 3, generations: 4, pairsPerGeneration: 4, k: 3, hintPlays: 1, startedAt: '2025-11-29T09:00:00.000Z' });
+    session = await openWorkbench();
+  });
+
+  after(async function () {
+    await session?.browser.close();
+  });
+
+  const row = (text: string | RegExp) => session.workbench.page.locator('.part.sidebar .monaco-list-row', { hasText: text });
+
+  it('shows the run tree with generations, pairs and rollouts and their descriptions', async function () {
+    const wb = session.workbench;
+    await wb.openViewContainer('Coevolve');
+    await row(/^fixture/).first().waitFor({ state: 'visible' });
+    await row(/^fixture/).first().click();
+    await row('Generation 0').first().click();
+    await row('Generation 1').first().waitFor({ state: 'visible' });
+    await row(/log-triage-l1 × terse-ops/).first().click();
+    await row('trial 0').first().waitFor({ state: 'visible' });
+    const texts = await session.workbench.page.locator('.part.sidebar .monaco-list-row').allTextContents();
+    assert.ok(texts.some((t) => /completed · 4 gen · \d+ rollouts · success \d+%/.test(t)), `run row has its description: ${JSON.stringify(texts.slice(0, 3))}`);
+    assert.ok(texts.some((t) => /success \d+% · pass\^3 \d+% · in band/.test(t)), 'generation rows describe success, pass^k and band');
+    assert.ok(texts.some((t) => /reward \d\.\d\d · \d+ steps/.test(t)), 'rollout rows show reward and steps');
+    await wb.screenshot('editor-runs-tree');
+  });
+
+  it('opens a rollout: dialogue, terminal blocks, step controls; markup in messages stays inert text', async function () {
+    const page = session.workbench.page;
+    await row('trial 0').first().click();
+    const frame = await webviewFrame(page, '#steps');
+    await frame.locator('.step').first().waitFor({ state: 'visible' });
+    // The fixture's first user message carries <script> and <img onerror>: it must show as text, create no element.
+    const first = frame.locator('.step.user .message').first();
+    assert.match((await first.textContent()) ?? '', /<script>window\.__coevolvePwned = 1<\/script>/);
+    assert.match((await first.textContent()) ?? '', /<img src=x onerror=/);
+    assert.equal(await frame.locator('#steps script, #steps img').count(), 0, 'no script or img element inside the transcript');
+    assert.equal(await frame.evaluate(() => (window as unknown as { __coevolvePwned?: number }).__coevolvePwned), undefined, 'nothing ran');
+    assert.ok((await frame.locator('.terminal .term-cmd').count()) > 0, 'commands render as terminal blocks');
+    // Step through with the keyboard, then jump to the first failed command.
+    await frame.locator('#position').click();
+    await page.keyboard.press('g');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('j');
+    await frame.locator('#position', { hasText: 'step 4 /' }).waitFor();
+    await session.workbench.screenshot('editor-rollout-viewer');
+    await page.keyboard.press('e');
+    // e jumps to the first step with an error (the fixture's hostile rollout has a failed command).
+    await frame.locator('.step.current.has-error .terminal.failed').waitFor();
+    await frame.locator('#search input').fill('ERROR').catch(async () => {
+      await frame.locator('#search').click();
+      await page.keyboard.type('ERROR');
+    });
+    await frame.locator('#match-count', { hasText: /\d+ match/ }).waitFor();
+    await frame.locator('vscode-tab-header[data-tab="reward"]').click();
+    await frame.locator('#verifier-output').waitFor();
+    await frame.locator('vscode-tab-header[data-tab="specs"]').click();
+    await frame.locator('#specs').waitFor();
+    await session.workbench.screenshot('editor-rollout-specs');
+  });
+
+  it('opens the dashboard with per-generation charts, lineage and a comparison', async function () {
+    const wb = session.workbench;
+    const page = wb.page;
+    await wb.runCommand('Coevolve: Open Run Dashboard');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixture' }).first().click();
+    const frame = await webviewFrame(page, '#charts');
+    await frame.locator('#charts canvas').nth(5).waitFor();
+    assert.equal(await frame.locator('#charts .chart').count(), 6);
+    await wb.screenshot('editor-dashboard-charts');
+    await frame.locator('vscode-tab-header[data-tab="lineage"]').click();
+    await frame.locator('#lineage-environment .lineage-node').first().waitFor();
+    const lineage = (await frame.locator('#lineage-environment').textContent()) ?? '';
+    assert.match(lineage, /harder:/, 'children show the operator that made them');
+    assert.match(lineage, /p=\d\.\d\d/, 'played specs show their success rate');
+    await wb.screenshot('editor-dashboard-lineage');
+    await frame.locator('vscode-tab-header[data-tab="compare"]').click();
+    await frame.locator('#compare-generations').waitFor();
+    await wb.screenshot('editor-dashboard-compare');
+  });
+});
