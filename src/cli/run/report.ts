@@ -46,14 +46,14 @@ export function formatReportMarkdown(r: RunReport): string {
     '',
     `run ${r.run.runId} · seed ${r.run.seed} · ${r.run.rollouts} rollouts · ${Object.entries(r.run.roles).map(([k, v]) => `${k}: ${v}`).join(' · ')}`,
     '',
-    '| gen | rollouts | success | verifier | pass@1 | pass^4 | reward | regret | difficulty | in band | children ok/all | rejections | users (patience/coop) | agent | tokens | cost $ |',
+    '| gen | rollouts | success | verifier | pass@1 | pass^4 | reward | regret | difficulty | in band | children ok/all | rejections | users evolved | agent | tokens | cost $ |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|',
   ];
   for (const g of r.generations) {
     const rej = Object.entries(g.rejections).map(([k, v]) => `${k} ${v}`).join(', ') || '—';
     const agent = `${g.agent.id}${g.agent.changed ? ' ↑' : ''}`;
     lines.push(
-      `| ${g.index} | ${g.rollouts} | ${pct(g.successRate)} | ${pct(g.verifierSuccessRate)} | ${pct(g.passAtK[1] ?? 0)} | ${pct(g.passHatK[4] ?? 0)} | ${num(g.meanReward)} | ${num(g.regret)} | ${num(g.meanDifficulty, 1)} | ${pct(g.inBandShare)} | ${g.frontierYield.accepted}/${g.frontierYield.proposed} | ${rej} | ${num(g.users.meanPatience, 1)}/${num(g.users.meanCooperativeness)} | ${agent} | ${g.tokens} | ${num(g.costUsd, 4)} |`,
+      `| ${g.index} | ${g.rollouts} | ${pct(g.successRate)} | ${pct(g.verifierSuccessRate)} | ${pct(g.passAtK[1] ?? 0)} | ${pct(g.passHatK[4] ?? 0)} | ${num(g.meanReward)} | ${num(g.regret)} | ${num(g.meanDifficulty, 1)} | ${pct(g.inBandShare)} | ${g.frontierYield.accepted}/${g.frontierYield.proposed} | ${rej} | ${pct(g.users.evolvedShare ?? 0)} | ${agent} | ${g.tokens} | ${num(g.costUsd, 4)} |`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -42,17 +42,21 @@ export interface ChildContext {
 }
 
 /**
- * Parents in order of need: too easy first (they must get harder), then hard-without-regret (easier),
- * then the frontier by fitness (ACCEL-style small edits of the most useful pairs).
+ * Parents in order of need: too easy first (they must get harder), then frontier pairs at or above the band (small
+ * harder steps, ACCEL-style), then hard pairs that hints do not rescue (easier), then frontier pairs below the band
+ * (hard but learnable: eased a little, and also kept and replayed as they are).
  */
-export function chooseParents(stats: PairStatsFull[], count: number): { stats: PairStatsFull; direction: Direction }[] {
-  const easy = stats.filter((s) => s.class === 'too_easy').sort((a, b) => b.successRate - a.successRate || a.pairId.localeCompare(b.pairId));
-  const hard = stats.filter((s) => s.class === 'too_hard').sort((a, b) => a.successRate - b.successRate || a.pairId.localeCompare(b.pairId));
-  const frontier = stats.filter((s) => s.class === 'frontier').sort((a, b) => b.fitness - a.fitness || a.pairId.localeCompare(b.pairId));
+export function chooseParents(stats: PairStatsFull[], count: number, band: { low: number }): { stats: PairStatsFull; direction: Direction }[] {
+  const byId = (a: PairStatsFull, b: PairStatsFull): number => a.pairId.localeCompare(b.pairId);
+  const easy = stats.filter((s) => s.class === 'too_easy').sort((a, b) => b.successRate - a.successRate || byId(a, b));
+  const upper = stats.filter((s) => s.class === 'frontier' && s.successRate >= band.low).sort((a, b) => b.fitness - a.fitness || byId(a, b));
+  const hard = stats.filter((s) => s.class === 'too_hard').sort((a, b) => a.successRate - b.successRate || byId(a, b));
+  const lower = stats.filter((s) => s.class === 'frontier' && s.successRate < band.low).sort((a, b) => a.successRate - b.successRate || byId(a, b));
   const ordered = [
     ...easy.map((s) => ({ stats: s, direction: 'harder' as const })),
+    ...upper.map((s) => ({ stats: s, direction: 'harder' as const })),
     ...hard.map((s) => ({ stats: s, direction: 'easier' as const })),
-    ...frontier.map((s) => ({ stats: s, direction: 'harder' as const })),
+    ...lower.map((s) => ({ stats: s, direction: 'easier' as const })),
   ];
   const out: { stats: PairStatsFull; direction: Direction }[] = [];
   for (let i = 0; out.length < count && ordered.length > 0 && i < count * 2; i++) out.push(ordered[i % ordered.length]!);
@@ -61,7 +65,7 @@ export function chooseParents(stats: PairStatsFull[], count: number): { stats: P
 
 /** Proposes, validates and admits children; every rejection comes back with its reason. */
 export async function evolvePopulation(ctx: ChildContext, stats: PairStatsFull[]): Promise<{ outcomes: ChildOutcome[]; fresh: PairEntry[] }> {
-  const parents = chooseParents(stats, ctx.config.population.childrenPerGeneration);
+  const parents = chooseParents(stats, ctx.config.population.childrenPerGeneration, ctx.config.band);
   const outcomes: ChildOutcome[] = [];
   const fresh: PairEntry[] = [];
   const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
@@ -74,7 +78,7 @@ export async function evolvePopulation(ctx: ChildContext, stats: PairStatsFull[]
     const pairStats = { successRate: parent.stats.successRate, regret: parent.stats.regret, plays: parent.stats.plays, meanReward: parent.stats.meanReward };
     // Mostly environments; users evolve too, more slowly, and only toward harder: simulated users are already too
     // cooperative compared with real ones (Sim2Real), so a pair that is too hard is eased through its environment.
-    const evolveUser = parent.direction === 'harder' && rng.chance(0.35);
+    const evolveUser = parent.direction === 'harder' && rng.chance(0.5);
     if (!evolveUser) {
       const proposal = await guarded(ctx, 'designer', () => ctx.roles.designer.propose({ parent: env, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
       if (!proposal.ok) {

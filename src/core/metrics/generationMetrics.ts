@@ -28,7 +28,8 @@ export interface GenerationMetrics {
   rejections: Record<string, number>;
   diversity: { families: number; niches: number; skillEntropy: number; archiveSize: number };
   archive: { size: number; added: number; retired: number };
-  users: { meanPatience: number; meanCooperativeness: number; meanAmbiguity: number; onRequestShare: number; realism: UserRealism };
+  /** Users played this generation; `evolvedShare` and `meanLineageGeneration` show users co-evolving. */
+  users: { meanPatience: number; meanCooperativeness: number; meanAmbiguity: number; onRequestShare: number; evolvedShare: number; meanLineageGeneration: number; realism: UserRealism };
   agent: { id: string; changed: boolean; change?: string; genes?: Record<string, unknown> };
   tokens: number;
   costUsd: number;
@@ -117,6 +118,8 @@ export function generationMetrics(input: GenerationMetricsInput): GenerationMetr
       meanCooperativeness: mean(users.map((u) => u.behavior.cooperativeness)),
       meanAmbiguity: mean(users.map((u) => u.behavior.ambiguity)),
       onRequestShare: mean(users.map((u) => (u.behavior.disclosure === 'upfront' ? 0 : 1))),
+      evolvedShare: mean(users.map((u) => (u.lineage.parent ? 1 : 0))),
+      meanLineageGeneration: mean(users.map((u) => u.lineage.generation)),
       realism: userRealism(input.records),
     },
     agent: input.agent,
