@@ -12,20 +12,14 @@ import { renderHarborTask } from './harborTask.js';
 import { lineageRoot } from './lineage.js';
 import { rolloutContent, rolloutMetadata } from './rolloutMetadata.js';
 import { openRunSource, type RunSource } from './runSource.js';
+import { environmentExclusion, rolloutExclusion, type DatasetFilters, type EnvironmentPlayStats, type SelectionContext } from './selection.js';
 import { defaultSplitRatios, splitForRoot, splitNames, type SplitName, type SplitRatios } from './splits.js';
 
 export const exportFormats = ['chat-jsonl', 'atif', 'harbor'] as const;
 
-export interface ExportOptions {
+export interface ExportOptions extends DatasetFilters {
   format: ExportFormat;
   outDir: string;
-  /** accepted: only what curation accepted; all: everything not rejected. */
-  filter: 'accepted' | 'all';
-  minReward?: number;
-  /** Keep items carrying any of these tags (rollout tags, skills, curation labels). */
-  tags?: string[];
-  families?: string[];
-  generations?: number[];
   splits?: SplitRatios;
   /** chat-jsonl: per-assistant-message `weight`. */
   weights?: boolean;
@@ -105,9 +99,12 @@ class ExportContext {
     if (source.curation.badLines.length > 0) this.report.warnings.push(`curation.jsonl: ${source.curation.badLines.length} unreadable line(s) skipped (first at line ${source.curation.badLines[0]!.line}: ${source.curation.badLines[0]!.error})`);
   }
 
-  exclude(reason: string): false {
+  get selection(): SelectionContext {
+    return { environments: this.source.environments, curation: this.source.curation.states };
+  }
+
+  exclude(reason: string): void {
     this.report.excluded[reason] = (this.report.excluded[reason] ?? 0) + 1;
-    return false;
   }
 
   curation(kind: 'rollout' | 'environment', id: string): CurationState | undefined {
@@ -203,7 +200,11 @@ function exportRollouts(ctx: ExportContext): void {
   try {
     for (const summary of source.rollouts) {
       ctx.report.considered++;
-      if (!selectRollout(ctx, summary)) continue;
+      const why = rolloutExclusion(summary, options, ctx.selection);
+      if (why) {
+        ctx.exclude(why);
+        continue;
+      }
       let rollout: RolloutRecord;
       try {
         rollout = source.readRollout(summary);
@@ -253,23 +254,6 @@ function toolsJson(tools: object): string {
   return json;
 }
 
-function selectRollout(ctx: ExportContext, s: RolloutSummary): boolean {
-  const o = ctx.options;
-  const cur = ctx.curation('rollout', s.id);
-  if (cur?.verdict === 'rejected') return ctx.exclude('rejected by curation');
-  if (ctx.curation('environment', s.envId)?.verdict === 'rejected') return ctx.exclude('environment rejected by curation');
-  if (o.filter === 'accepted' && cur?.verdict !== 'accepted') return ctx.exclude('not accepted (use --filter all to include uncurated rollouts)');
-  if (s.status === 'error') return ctx.exclude('infrastructure error');
-  if (o.minReward !== undefined && !(s.reward >= o.minReward)) return ctx.exclude(`reward below ${o.minReward}`);
-  if (o.generations?.length && !o.generations.includes(s.generation)) return ctx.exclude('other generation');
-  const env = ctx.source.environments.get(s.envId);
-  if (o.families?.length && !(env && o.families.includes(env.family))) return ctx.exclude('other family');
-  if (o.tags?.length) {
-    const have = new Set([...s.tags, ...(cur?.labels ?? []), ...(ctx.curation('environment', s.envId)?.labels ?? []), ...(env?.skills ?? [])]);
-    if (!o.tags.some((t) => have.has(t))) return ctx.exclude('no matching tag');
-  }
-  return true;
-}
 
 /** Buffered appends: 10,000 rollouts as one write each would dominate the export time. */
 class JsonlWriter {
@@ -303,15 +287,10 @@ class JsonlWriter {
 
 // ---------------------------------------------------------------- environments (harbor)
 
-interface EnvStats {
-  rollouts: number;
-  successes: number;
-  rewardSum: number;
-}
 
 function exportHarbor(ctx: ExportContext): void {
   const { source, options } = ctx;
-  const stats = new Map<string, EnvStats>();
+  const stats = new Map<string, EnvironmentPlayStats>();
   for (const s of source.rollouts) {
     if (s.status === 'error') continue;
     const st = stats.get(s.envId) ?? { rollouts: 0, successes: 0, rewardSum: 0 };
@@ -326,7 +305,11 @@ function exportHarbor(ctx: ExportContext): void {
   for (const env of envs) {
     ctx.report.considered++;
     const st = stats.get(env.id);
-    if (!selectEnvironment(ctx, env, st)) continue;
+    const why = environmentExclusion(env, st, options, ctx.selection);
+    if (why) {
+      ctx.exclude(why);
+      continue;
+    }
     ctx.report.selected++;
     if (!ctx.firstOf(environmentContent(env))) continue;
     const { root, split } = ctx.splitOf(env.id);
@@ -343,20 +326,6 @@ function exportHarbor(ctx: ExportContext): void {
   for (const s of splitNames) if (index[s].length > 0) ctx.writeFile(`data/${s}.jsonl`, `${index[s].join('\n')}\n`);
 }
 
-function selectEnvironment(ctx: ExportContext, env: EnvironmentSpec, st: EnvStats | undefined): boolean {
-  const o = ctx.options;
-  const cur = ctx.curation('environment', env.id);
-  if (cur?.verdict === 'rejected') return ctx.exclude('rejected by curation');
-  if (o.filter === 'accepted' && cur?.verdict !== 'accepted') return ctx.exclude('not accepted (use --filter all to include uncurated environments)');
-  if (o.minReward !== undefined && !(st && st.rollouts > 0 && st.rewardSum / st.rollouts >= o.minReward)) return ctx.exclude(`mean reward below ${o.minReward} (or never played)`);
-  if (o.generations?.length && !o.generations.includes(env.lineage.generation)) return ctx.exclude('other generation');
-  if (o.families?.length && !o.families.includes(env.family)) return ctx.exclude('other family');
-  if (o.tags?.length) {
-    const have = new Set([...env.skills, ...(cur?.labels ?? [])]);
-    if (!o.tags.some((t) => have.has(t))) return ctx.exclude('no matching tag');
-  }
-  return true;
-}
 
 /** What makes two environments the same task: not their ids, titles or lineage. */
 function environmentContent(env: EnvironmentSpec): unknown {

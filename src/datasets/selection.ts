@@ -1,0 +1,65 @@
+import type { RolloutSummary } from '../core/rollout/trajectory.js';
+import type { EnvironmentSpec } from '../core/spec/environment.js';
+import { curationKey, type CurationState } from '../store/curation.js';
+
+/**
+ * Which rollouts and environments a dataset takes. One definition for `coevolve export` and the editor's Dataset
+ * view, so both show the same items for the same filters.
+ */
+export interface DatasetFilters {
+  /** accepted: only what curation accepted; all: everything not rejected. */
+  filter: 'accepted' | 'all';
+  minReward?: number;
+  /** Any of these tags (rollout tags, environment skills, curation labels). */
+  tags?: string[];
+  families?: string[];
+  generations?: number[];
+}
+
+export interface SelectionContext {
+  environments: ReadonlyMap<string, EnvironmentSpec>;
+  curation: ReadonlyMap<string, CurationState>;
+}
+
+/** Mean outcome of an environment's rollouts, for the reward filter on environments. */
+export interface EnvironmentPlayStats {
+  rollouts: number;
+  successes: number;
+  rewardSum: number;
+}
+
+const state = (ctx: SelectionContext, kind: 'rollout' | 'environment', id: string) => ctx.curation.get(curationKey({ kind, id }));
+
+/** Why a rollout is left out, or undefined when it is in. */
+export function rolloutExclusion(s: RolloutSummary, f: DatasetFilters, ctx: SelectionContext): string | undefined {
+  const cur = state(ctx, 'rollout', s.id);
+  const envCur = state(ctx, 'environment', s.envId);
+  if (cur?.verdict === 'rejected') return 'rejected by curation';
+  if (envCur?.verdict === 'rejected') return 'environment rejected by curation';
+  if (f.filter === 'accepted' && cur?.verdict !== 'accepted') return 'not accepted (use --filter all to include uncurated rollouts)';
+  if (s.status === 'error') return 'infrastructure error';
+  if (f.minReward !== undefined && !(s.reward >= f.minReward)) return `reward below ${f.minReward}`;
+  if (f.generations?.length && !f.generations.includes(s.generation)) return 'other generation';
+  const env = ctx.environments.get(s.envId);
+  if (f.families?.length && !(env && f.families.includes(env.family))) return 'other family';
+  if (f.tags?.length) {
+    const have = new Set([...s.tags, ...(cur?.labels ?? []), ...(envCur?.labels ?? []), ...(env?.skills ?? [])]);
+    if (!f.tags.some((t) => have.has(t))) return 'no matching tag';
+  }
+  return undefined;
+}
+
+/** Why an environment is left out of a Harbor export, or undefined when it is in. */
+export function environmentExclusion(env: EnvironmentSpec, stats: EnvironmentPlayStats | undefined, f: DatasetFilters, ctx: SelectionContext): string | undefined {
+  const cur = state(ctx, 'environment', env.id);
+  if (cur?.verdict === 'rejected') return 'rejected by curation';
+  if (f.filter === 'accepted' && cur?.verdict !== 'accepted') return 'not accepted (use --filter all to include uncurated environments)';
+  if (f.minReward !== undefined && !(stats && stats.rollouts > 0 && stats.rewardSum / stats.rollouts >= f.minReward)) return `mean reward below ${f.minReward} (or never played)`;
+  if (f.generations?.length && !f.generations.includes(env.lineage.generation)) return 'other generation';
+  if (f.families?.length && !f.families.includes(env.family)) return 'other family';
+  if (f.tags?.length) {
+    const have = new Set([...env.skills, ...(cur?.labels ?? [])]);
+    if (!f.tags.some((t) => have.has(t))) return 'no matching tag';
+  }
+  return undefined;
+}
