@@ -13,7 +13,7 @@ import type { ModelErrorKind } from './modelError.js';
 import { fromCompletion, fromStream, toWireParams } from './openaiWire.js';
 import type { WireAnswer } from './openaiWire.js';
 import type { RequestCache } from './requestCache.js';
-import { describeRequest, normaliseRequest, requestCacheKey } from './requestKey.js';
+import { describeRequest, normaliseRequest, positionalKey, requestCacheKey } from './requestKey.js';
 import { defaultBackoff, isRetryableStatus, parseRetryAfter, retryDelayMs } from './retryPolicy.js';
 import type { BackoffPolicy } from './retryPolicy.js';
 import { scrubSecrets } from './scrubSecrets.js';
@@ -163,6 +163,14 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
           return { ...hit.response, cached: true, latencyMs: performance.now() - started };
         }
         if (cache.mode === 'replay') {
+          const position = positionalKey(normalised);
+          const byPosition = position ? await cache.getByPosition(position) : undefined;
+          if (byPosition) {
+            stats.cacheHits++;
+            stats.usage = addUsage(stats.usage, byPosition.response.usage);
+            log(`replay: served ${describeRequest(normalised)} by position: what the model was shown differs from the recording (sandbox output is rarely byte-identical)`);
+            return { ...byPosition.response, cached: true, latencyMs: performance.now() - started };
+          }
           stats.failures++;
           throw new ModelError(
             'replay_miss',
@@ -187,7 +195,7 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
       if (cache?.mode === 'rw' && normalised) {
         // A paid answer is worth more than its recording: a failed write is logged, and a later replay reports the miss.
         await cache
-          .put({ formatVersion: 1, key, recordedAt: new Date().toISOString(), request: normalised, response: { message: response.message, finishReason: response.finishReason, usage, model: response.model } })
+          .put({ formatVersion: 1, key, recordedAt: new Date().toISOString(), request: normalised, response: { message: response.message, finishReason: response.finishReason, usage, model: response.model } }, positionalKey(normalised))
           .catch((err: unknown) => log(`could not record a response in the request cache ${cache.dir}: ${err instanceof Error ? err.message : String(err)}`));
       }
       return response;

@@ -1,5 +1,5 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ChatResponse } from '../core/ports/model.js';
 import type { NormalisedRequest } from './requestKey.js';
 
@@ -19,7 +19,9 @@ export interface RequestCache {
   readonly mode: CacheMode;
   readonly dir: string;
   get(key: string): Promise<CacheEntry | undefined>;
-  put(entry: CacheEntry): Promise<void>;
+  /** The entry recorded for the same call at the same place (see `positionalKey`); used by replay only. */
+  getByPosition(positionKey: string): Promise<CacheEntry | undefined>;
+  put(entry: CacheEntry, positionKey?: string): Promise<void>;
 }
 
 /**
@@ -28,34 +30,48 @@ export interface RequestCache {
  */
 export function createRequestCache(dir: string, mode: CacheMode): RequestCache {
   const pathOf = (key: string): string => join(dir, key.slice(0, 2), `${key}.json`);
+  // The positional index maps a position key to the primary key of the entry recorded there.
+  const positionPathOf = (key: string): string => join(dir, 'position', key.slice(0, 2), `${key}.json`);
   let tmpSeq = 0;
+  const readJson = async <T>(path: string): Promise<T | undefined> => {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      // A torn or hand-edited file is a miss, not a crash; rw mode rewrites it.
+      return undefined;
+    }
+  };
+  const writeAtomically = async (path: string, text: string): Promise<void> => {
+    await mkdir(dirname(path), { recursive: true });
+    const tmp = `${path}.${process.pid}.${tmpSeq++}.tmp`;
+    await writeFile(tmp, text);
+    await rename(tmp, path);
+  };
+  const get = async (key: string): Promise<CacheEntry | undefined> => {
+    if (mode === 'off') return undefined;
+    const entry = await readJson<CacheEntry>(pathOf(key));
+    return entry?.formatVersion === 1 && entry.key === key ? entry : undefined;
+  };
   return {
     mode,
     dir,
-    async get(key) {
+    get,
+    async getByPosition(positionKey) {
       if (mode === 'off') return undefined;
-      let text: string;
-      try {
-        text = await readFile(pathOf(key), 'utf8');
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw err;
-      }
-      try {
-        const entry = JSON.parse(text) as CacheEntry;
-        return entry.formatVersion === 1 && entry.key === key ? entry : undefined;
-      } catch {
-        // A torn or hand-edited file is a miss, not a crash; rw mode rewrites it.
-        return undefined;
-      }
+      const ref = await readJson<{ key: string }>(positionPathOf(positionKey));
+      return ref ? get(ref.key) : undefined;
     },
-    async put(entry) {
+    async put(entry, positionKey) {
       if (mode !== 'rw') return;
-      const path = pathOf(entry.key);
-      await mkdir(join(dir, entry.key.slice(0, 2)), { recursive: true });
-      const tmp = `${path}.${process.pid}.${tmpSeq++}.tmp`;
-      await writeFile(tmp, JSON.stringify(entry, null, 1));
-      await rename(tmp, path);
+      await writeAtomically(pathOf(entry.key), JSON.stringify(entry, null, 1));
+      if (positionKey) await writeAtomically(positionPathOf(positionKey), JSON.stringify({ key: entry.key }));
     },
   };
 }

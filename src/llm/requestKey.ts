@@ -50,6 +50,22 @@ export function requestCacheKey(normalised: NormalisedRequest): string {
   return sha256(canonicalJson(normalised));
 }
 
+/**
+ * The key a replay falls back on when the exact request was not recorded: the same call at the same place in the
+ * same episode. User and tool message contents are left out, because sandbox observations (`ls -l` times, `date`,
+ * durations) differ between a recording and its replay; what stays is the model, the sampling parameters, the
+ * system prompt and the model's own previous answers. Only requests with a seed get one: the seed (drawn from the
+ * rollout's random stream) is what tells two episodes apart, so a seedless request is never matched by position.
+ */
+export function positionalKey(normalised: NormalisedRequest): string | undefined {
+  if (normalised.seed === null) return undefined;
+  const skeleton = {
+    ...normalised,
+    messages: normalised.messages.map((m) => (m.role === 'user' || m.role === 'tool' ? { role: m.role } : m)),
+  };
+  return sha256(`position:${canonicalJson(skeleton)}`);
+}
+
 /** How an error names a request without printing it: the model and a digest of the first message. */
 export function describeRequest(normalised: NormalisedRequest): string {
   const first = normalised.messages[0];

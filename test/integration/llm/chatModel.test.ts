@@ -176,6 +176,30 @@ describe('llm adapter against a loopback OpenAI-compatible server', function () 
     assert.equal(replayer.stats?.().spentUsd, 0);
   });
 
+  it('replays a seeded call by position when what the model was shown differs from the recording', async () => {
+    server.script('agent', reply.text('recorded answer'));
+    const endpoint = endpointFor([server.baseUrl]);
+    const observed = (when: string, seed?: number) => ({
+      messages: [
+        { role: 'system' as const, content: `${roleMarker('agent')}\nYou are a test.` },
+        { role: 'user' as const, content: 'what time is it?' },
+        { role: 'assistant' as const, content: null, toolCalls: [{ id: 'c1', name: 'run_command', arguments: '{"command":"date"}' }] },
+        { role: 'tool' as const, toolCallId: 'c1', content: when },
+      ],
+      ...(seed !== undefined ? { seed } : {}),
+    });
+    await createChatModel(endpoint, role, options({ cache: createRequestCache(cacheDir, 'rw') })).complete(observed('Mon 10:00', 42));
+    const lines: string[] = [];
+    const replayer = createChatModel(endpoint, role, { cache: createRequestCache(cacheDir, 'replay'), env: {}, log: (l) => lines.push(l) });
+    const res = await replayer.complete(observed('Mon 10:01', 42));
+    assert.equal(res.message.content, 'recorded answer');
+    assert.equal(res.cached, true);
+    assert.match(lines.join('\n'), /by position/);
+    await assert.rejects(replayer.complete(observed('Mon 10:01', 43)), (e: unknown) => e instanceof ModelError && e.kind === 'replay_miss');
+    await assert.rejects(replayer.complete(observed('Mon 10:01')), (e: unknown) => e instanceof ModelError && e.kind === 'replay_miss', 'seedless calls match exactly or not at all');
+    assert.equal(server.count(), 1);
+  });
+
   it('keeps the key out of cache files and error messages', async () => {
     server.script('agent', reply.text('cached answer'), { status: 401, message: `Incorrect API key provided: ${secret}. Authorization: Bearer ${secret}` });
     const model = createChatModel(endpointFor([server.baseUrl]), role, options({ cache: createRequestCache(cacheDir, 'rw'), apiKey: secret }));
@@ -187,7 +211,7 @@ describe('llm adapter against a loopback OpenAI-compatible server', function () 
     assert.match(err.message, /Check the API key in COEVOLVE_TEST_KEY/);
     assert.equal(err.cause, undefined);
     const files = await listFiles(cacheDir);
-    assert.equal(files.length, 1);
+    assert.equal(files.length, 1, 'one entry; no positional index for a seedless call');
     for (const f of files) assert.ok(!(await readFile(f, 'utf8')).includes(secret));
   });
 

@@ -81,7 +81,7 @@ describe('an episode played by LLM roles through the rollout engine', function (
     assert.equal(perStep.promptTokens, 100 * (3 + 4 + 5 + 6), 'agent steps carry their own turn metrics');
   });
 
-  it('replays a recorded episode with zero requests and the same trajectory', async () => {
+  it('replays a recorded episode with zero requests and the same trajectory, though the sandbox output differs', async () => {
     const cacheDir = await mkdtemp(join(tmpdir(), 'coevolve-llm-replay-'));
     try {
       server.handle('user', (r) => (r.body.messages.length <= 2 ? reply.text('please count the errors in app.log') : reply.text('Only the payments service matters, and the threshold is 3 errors.')));
@@ -89,9 +89,11 @@ describe('an episode played by LLM roles through the rollout engine', function (
         const turns = r.body.messages.filter((m) => m.role === 'assistant').length;
         return [
           reply.tool('message_user', { text: 'Which service?' }),
+          // Output that is never the same twice: the replay must not depend on observations.
+          reply.tool('run_command', { command: 'date +%s%N; ls -la --full-time' }),
           reply.tool('run_command', { command: 'grep -c "ERROR payments" app.log > count.txt' }),
           reply.tool('submit', { summary: 'done' }),
-        ][Math.min(turns, 2)] as MessageReply;
+        ][Math.min(turns, 3)] as MessageReply;
       });
       server.handle('user-rater', () => reply.json({ goalMet: true, satisfaction: 4, reason: 'fine' }));
       server.handle('judge', () => reply.json({ tags: [] }));
@@ -103,9 +105,10 @@ describe('an episode played by LLM roles through the rollout engine', function (
       const replayed = await play(replayModel);
       assert.equal(server.count(), before, 'the replay sent no request');
       assert.equal(replayModel.stats?.().networkRequests, 0);
-      // Everything but wall-clock times must match.
-      const untimed = (key: string, value: unknown) => (key === 'timestamp' || key === 'durationMs' ? undefined : value);
+      // Everything the roles said and did must match; observations and wall-clock times may not.
+      const untimed = (key: string, value: unknown) => (key === 'timestamp' || key === 'durationMs' || key === 'observation' ? undefined : value);
       const shape = (r: RolloutRecord) => JSON.parse(JSON.stringify({ steps: r.steps, rating: r.userRating, tags: r.tags, usage: r.usage, success: r.success }, untimed));
+      assert.notDeepEqual(replayed.steps.map((st) => st.observation), recorded.steps.map((st) => st.observation), 'the date command saw another time');
       assert.deepEqual(shape(replayed), shape(recorded));
     } finally {
       await rm(cacheDir, { recursive: true, force: true });

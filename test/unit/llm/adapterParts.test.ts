@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { resolveApiKey } from '../../../src/llm/apiKey.js';
 import { callCostUsd } from '../../../src/llm/cost.js';
-import { describeRequest, normaliseRequest, requestCacheKey } from '../../../src/llm/requestKey.js';
+import { describeRequest, normaliseRequest, positionalKey, requestCacheKey } from '../../../src/llm/requestKey.js';
 import { parseRetryAfter, retryDelayMs } from '../../../src/llm/retryPolicy.js';
 import { scrubSecrets } from '../../../src/llm/scrubSecrets.js';
 import { endpointSchema } from '../../../src/core/spec/run.js';
@@ -42,6 +42,25 @@ describe('adapter parts', () => {
       assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, responseSchema: { name: 'x', schema: {} } })), k);
       assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, messages: [...base.messages, { role: 'user', content: 'more' }] })), k);
     });
+    it('keys a seeded call by position: observations may differ, the model\'s own answers and the seed may not', () => {
+      const turn = (observation: string, answer = 'a1', seed: number | null = 7): ChatRequest => ({
+        messages: [
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'task' },
+          { role: 'assistant', content: answer, toolCalls: [{ id: 'c', name: 'run_command', arguments: '{"command":"date"}' }] },
+          { role: 'tool', toolCallId: 'c', content: observation },
+        ],
+        ...(seed !== null ? { seed } : {}),
+      });
+      const k = positionalKey(normaliseRequest('m', turn('10:00')));
+      assert.ok(k);
+      assert.equal(positionalKey(normaliseRequest('m', turn('10:01'))), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', turn('10:01'))), requestCacheKey(normaliseRequest('m', turn('10:00'))));
+      assert.notEqual(positionalKey(normaliseRequest('m', turn('10:00', 'a2'))), k);
+      assert.notEqual(positionalKey(normaliseRequest('m', turn('10:00', 'a1', 8))), k);
+      assert.equal(positionalKey(normaliseRequest('m', turn('10:00', 'a1', null))), undefined, 'no seed, no position');
+    });
+
     it('names a request by model and first-message digest without printing it', () => {
       const text = describeRequest(normaliseRequest('m', base));
       assert.match(text, /^model "m", 2 messages, first message \(system\) sha256:[0-9a-f]{12}$/);

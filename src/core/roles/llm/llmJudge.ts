@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { ChatModel } from '../../ports/model.js';
+import { hashString } from '../../ports/rng.js';
+import type { AtifStep } from '../../rollout/trajectory.js';
 import type { EnvironmentSpec } from '../../spec/environment.js';
 import type { JudgeRole } from '../ports.js';
 import { rubricTags, rubricVocabulary } from '../rubric.js';
@@ -41,6 +43,15 @@ function judgeRequest(env: EnvironmentSpec, transcript: string, outcome: string)
   ].filter(Boolean).join('\n\n');
 }
 
+/**
+ * The judge gets no random stream, so its seed comes from what identifies the episode in a replay: the environment
+ * and the agent's own turns (which a replay serves from the cache), not the observations (which may differ).
+ */
+function episodeSeed(envId: string, steps: readonly AtifStep[]): number {
+  const agentSide = steps.filter((s) => s.source === 'agent').map((s) => [s.message, s.tool_calls ?? []]);
+  return hashString(`${envId}:${JSON.stringify(agentSide)}`) & 0x7fffffff;
+}
+
 /** The LLM judge: rubric tags as structured output; an unusable judgement yields no tags (tags are never the only signal). */
 export function createLlmJudge(model: ChatModel, options: { maxRepairs?: number } = {}): JudgeRole {
   const maxRepairs = options.maxRepairs ?? 1;
@@ -58,6 +69,7 @@ export function createLlmJudge(model: ChatModel, options: { maxRepairs?: number 
         schemaName: 'rubric_judgement',
         maxRepairs,
         temperature: 0,
+        seed: episodeSeed(env.id, steps),
         ...(signal ? { signal } : {}),
       });
       if (!result.ok) return { tags: [], usage: result.usage };
