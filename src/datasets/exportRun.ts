@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
+import type { RolloutRecord } from '../core/rollout/trajectory.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import { toolVersion } from '../core/version.js';
 import { curationKey, type CurationState } from '../store/curation.js';
