@@ -1,0 +1,99 @@
+// The controller in-process on the process backend (no service needed): the same seed gives the same metrics at
+// any concurrency, and a run stopped mid-generation resumes from its directory to the same metrics.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createBuiltinRoles } from '../../../src/builtin/roles.js';
+import { findFamily } from '../../../src/builtin/families/registry.js';
+import { seedUsers } from '../../../src/builtin/user/seedUsers.js';
+import { runCoevolution, type RunOutcome } from '../../../src/core/evolution/controller.js';
+import type { ControllerProgress } from '../../../src/core/evolution/controllerPorts.js';
+import type { GenerationMetrics } from '../../../src/core/metrics/generationMetrics.js';
+import { systemClock } from '../../../src/core/ports/clock.js';
+import { createRng } from '../../../src/core/ports/rng.js';
+import { runConfigSchema, type RunConfig } from '../../../src/core/spec/run.js';
+import { createSandboxBackend } from '../../../src/sandbox/factory.js';
+import { loadRunHistory } from '../../../src/store/runHistory.js';
+import { openRun, readGenerationMetrics } from '../../../src/store/runReader.js';
+import { RunWriter } from '../../../src/store/runWriter.js';
+
+const config = (concurrency: number): RunConfig =>
+  runConfigSchema.parse({
+    apiVersion: 'coevolve/v1', kind: 'Run', name: 'ctl', seed: 11, generations: 2, concurrency,
+    population: { builtinFamilies: ['log-triage', 'file-organize'], pairsPerGeneration: 3, childrenPerGeneration: 2 },
+    k: 2, hintPlays: 1, sandbox: { backend: 'process' },
+  });
+
+const seeds = () => ({
+  environments: ['log-triage', 'file-organize'].map((f) => findFamily(f)!.generate({ level: 1 }, createRng(`11/seed/${f}/1`))),
+  users: seedUsers().slice(0, 2),
+});
+
+const untimed = (ms: GenerationMetrics[]): unknown => ms.map(({ durationMs: _d, ...rest }) => rest);
+
+describe('controller (in process, process backend)', function () {
+  this.timeout(600_000);
+  const dirs: string[] = [];
+  const backend = createSandboxBackend('process', { warn: () => undefined });
+  after(async () => {
+    await backend.dispose();
+    dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  });
+
+  async function run(concurrency: number, opts: { stopAfterRollouts?: number } = {}): Promise<{ outcome: RunOutcome; dir: string }> {
+    const out = mkdtempSync(join(tmpdir(), 'coevolve-ctl-'));
+    dirs.push(out);
+    const cfg = config(concurrency);
+    const writer = RunWriter.create(out, { runId: `ctl-${concurrency}`, name: 'ctl', seed: cfg.seed, toolVersion: 'test', startedAt: new Date().toISOString(), config: cfg, roles: {} });
+    const abort = new AbortController();
+    let finished = 0;
+    const onProgress = (p: ControllerProgress): void => {
+      if (p.type === 'rollout.finished' && opts.stopAfterRollouts !== undefined && ++finished >= opts.stopAfterRollouts) abort.abort(new Error('stop'));
+    };
+    const outcome = await runCoevolution({ config: cfg, recorder: writer, backend, roles: createBuiltinRoles(), seeds: seeds(), clock: systemClock, signal: abort.signal, onProgress });
+    await writer.close();
+    return { outcome, dir: writer.runDir };
+  }
+
+  let reference: RunOutcome;
+  before(async () => {
+    reference = (await run(1)).outcome;
+  });
+
+  it('completes every generation with children and metrics', () => {
+    assert.equal(reference.status, 'completed');
+    assert.equal(reference.metrics.length, 2);
+    for (const m of reference.metrics) {
+      assert.equal(m.rollouts, 3 * 3);
+      assert.ok(m.successRate >= 0 && m.successRate <= 1);
+      assert.equal(m.frontierYield.proposed, 2);
+    }
+  });
+
+  it('gives the same metrics at concurrency 4', async () => {
+    const { outcome } = await run(4);
+    assert.deepEqual(untimed(outcome.metrics), untimed(reference.metrics));
+  });
+
+  it('stops cleanly mid-generation and resumes to the same metrics, playing no rollout twice', async () => {
+    const { outcome, dir } = await run(2, { stopAfterRollouts: 11 });
+    assert.equal(outcome.status, 'stopped');
+    assert.equal(openRun(dir).status, 'stopped');
+    const before = openRun(dir).rollouts.size;
+    assert.ok(before >= 11 && before < 18, `rollouts recorded before the stop: ${before}`);
+
+    const cfg = config(2);
+    const writer = RunWriter.reopen(dir);
+    const resumed = await runCoevolution({ config: cfg, recorder: writer, backend, roles: createBuiltinRoles(), seeds: seeds(), history: loadRunHistory(dir), clock: systemClock });
+    await writer.close();
+    assert.equal(resumed.status, 'completed');
+    const index = openRun(dir);
+    assert.equal(index.status, 'completed');
+    assert.equal(index.rollouts.size, 18);
+    const finishedEvents = index.events.filter((e) => e.type === 'rollout.finished').length;
+    assert.equal(finishedEvents, 18, 'each rollout finished exactly once');
+    const all = index.generations.map((g) => readGenerationMetrics<GenerationMetrics>(dir, g.index)!);
+    assert.deepEqual(untimed(all), untimed(reference.metrics));
+  });
+});
