@@ -41,6 +41,8 @@ export class Workbench {
     const entry = this.activityBarEntry(title);
     await entry.waitFor({ timeout: ready });
     await entry.click();
+    // Park the pointer over the editor area, so the entry's hover label does not cover the side bar in screenshots.
+    await this.page.mouse.move(900, 300);
     await this.sideBarTitle().filter({ hasText: title }).waitFor({ timeout: ready });
     // Opening a view activates its extension (onView) if nothing did yet; screenshots should show the settled view.
     await this.waitForActivation();
