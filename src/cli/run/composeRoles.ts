@@ -33,7 +33,8 @@ export function composeRoles(config: RunConfig, options: { cacheMode: CacheMode;
     const env = options.env ?? process.env;
     let pool = pools.get(endpoint.name);
     if (!pool) {
-      pool = createEndpointPool(endpoint, resolveApiKey(endpoint, options.apiKey ?? hostKey(endpoint.name, env), env));
+      // The key is looked up on first use: a run replayed entirely from the cache needs none.
+      pool = createEndpointPool(endpoint, () => resolveApiKey(endpoint, options.apiKey ?? hostKey(endpoint.name, env), env));
       pools.set(endpoint.name, pool);
     }
     return createChatModel(endpoint, r, { pool, cache, env });
