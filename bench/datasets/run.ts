@@ -13,10 +13,10 @@ import { writeSyntheticRun } from './syntheticRun.js';
 const targetMs = 10_000;
 
 /** Wall time and CPU time (user + system): on a shared machine the CPU figure is the steadier one. */
-function time<T>(work: () => T): { ms: number; cpuMs: number; value: T } {
+async function time<T>(work: () => T | Promise<T>): Promise<{ ms: number; cpuMs: number; value: T }> {
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  const value = work();
+  const value = await work();
   const c = process.cpuUsage(c0);
   return { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000, value };
 }
@@ -54,12 +54,12 @@ try {
   const { run } = gen;
   console.log(`synthetic run: ${run.rollouts.length} rollouts, ${run.environments.length} environments, ${(folderBytes(run.dir) / 1e6).toFixed(1)} MB (written in ${(gen.ms / 1000).toFixed(1)} s)`);
 
-  const baseline = time(() => plainCopy(run.dir, join(tmp, 'baseline')));
+  const baseline = await time(() => plainCopy(run.dir, join(tmp, 'baseline')));
   const rows: { name: string; items: number; ms: number; cpuMs: number; mb: number }[] = [{ name: 'baseline: plain JSON copy', items: baseline.value, ms: baseline.ms, cpuMs: baseline.cpuMs, mb: folderBytes(join(tmp, 'baseline')) / 1e6 }];
   const results: Record<string, number> = { baselineMs: Math.round(baseline.ms), baselineCpuMs: Math.round(baseline.cpuMs) };
   for (const format of ['chat-jsonl', 'atif', 'harbor'] as ExportFormat[]) {
     const out = join(tmp, `out-${format}`);
-    const r = time(() => exportRun(run.dir, { format, outDir: out, filter: 'all', weights: format === 'chat-jsonl' }));
+    const r = await time(() => exportRun(run.dir, { format, outDir: out, filter: 'all', weights: format === 'chat-jsonl' }));
     rows.push({ name: `export ${format}`, items: r.value.exported, ms: r.ms, cpuMs: r.cpuMs, mb: folderBytes(out) / 1e6 });
     results[`${format}Ms`] = Math.round(r.ms);
     results[`${format}CpuMs`] = Math.round(r.cpuMs);

@@ -1,4 +1,6 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import pLimit from 'p-limit';
 import { dirname, join } from 'node:path';
 import type { RolloutRecord } from '../core/rollout/trajectory.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
@@ -60,13 +62,17 @@ const zeroSplits = (): Record<SplitName, number> => ({ train: 0, validation: 0, 
 const ownedOutputs = ['README.md', 'data', 'trajectories', 'tasks'];
 
 /** Exports one run directory as a dataset folder; see ExportOptions. */
-export function exportRun(runDir: string, options: ExportOptions): ExportReport {
+export async function exportRun(runDir: string, options: ExportOptions): Promise<ExportReport> {
   const source = openRunSource(runDir);
   prepareOutDir(options.outDir, options.force ?? false);
   const ctx = new ExportContext(source, options);
-  if (options.format === 'harbor') exportHarbor(ctx);
-  else exportRollouts(ctx);
-  ctx.writeCard();
+  try {
+    if (options.format === 'harbor') exportHarbor(ctx);
+    else exportRollouts(ctx);
+    ctx.writeCard();
+  } finally {
+    await ctx.flushed();
+  }
   return ctx.report;
 }
 
@@ -137,18 +143,32 @@ class ExportContext {
     if (success) this.successful++;
   }
 
-  private readonly madeDirs = new Set<string>();
+  private readonly madeDirs = new Map<string, Promise<unknown>>();
+  // Thousands of small files (ATIF, Harbor folders): writes overlap with building the next item instead of
+  // blocking on each open/write/close in turn.
+  private readonly limit = pLimit(16);
+  private readonly pending: Promise<void>[] = [];
 
   writeFile(rel: string, content: string, mode?: number): void {
     const path = join(this.options.outDir, rel);
     const dir = dirname(path);
-    if (!this.madeDirs.has(dir)) {
-      mkdirSync(dir, { recursive: true });
-      this.madeDirs.add(dir);
+    let made = this.madeDirs.get(dir);
+    if (!made) {
+      made = mkdir(dir, { recursive: true });
+      this.madeDirs.set(dir, made);
     }
-    writeFileSync(path, content);
-    if (mode !== undefined) chmodSync(path, mode);
+    const dirReady = made;
+    this.pending.push(this.limit(async () => {
+      await dirReady;
+      await writeFile(path, content);
+      if (mode !== undefined) await chmod(path, mode);
+    }));
     this.report.files.push(rel);
+  }
+
+  /** Resolves when every file is written; rejects with the first write error. */
+  async flushed(): Promise<void> {
+    await Promise.all(this.pending);
   }
 
   filtersText(): string[] {

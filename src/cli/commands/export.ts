@@ -32,7 +32,7 @@ function toNumber(text: string, flag: string, integer: boolean): number {
 }
 
 /** `coevolve export <runDir> --format F --out DIR`: prints what was written and what was left out; returns the exit code. */
-export function runExport(runDir: string, cli: ExportCliOptions, output: CommandOutput = processOutput): number {
+export async function runExport(runDir: string, cli: ExportCliOptions, output: CommandOutput = processOutput): Promise<number> {
   const options: ExportOptions = {
     format: cli.format,
     outDir: resolve(output.cwd, cli.out),
@@ -56,7 +56,7 @@ export function runExport(runDir: string, cli: ExportCliOptions, output: Command
   }
   let report: ExportReport;
   try {
-    report = exportRun(resolve(output.cwd, runDir), options);
+    report = await exportRun(resolve(output.cwd, runDir), options);
   } catch (err) {
     // Errors from the run reader and the exporter already say what and where; keep them one line.
     throw new UserError(err instanceof Error ? err.message : String(err));
@@ -104,7 +104,7 @@ export function registerExportCommand(program: Command): void {
     .option('--inline-user', 'harbor: append the user\'s request and facts to instruction.md, for harnesses without a simulated user')
     .option('--force', 'replace an earlier export in --out')
     .option('--json', 'print the report as JSON')
-    .action((runDir: string, opts: ExportCliOptions) => {
-      process.exitCode = runExport(runDir, opts);
+    .action(async (runDir: string, opts: ExportCliOptions) => {
+      process.exitCode = await runExport(runDir, opts);
     });
 }

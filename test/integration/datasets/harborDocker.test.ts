@@ -62,7 +62,7 @@ describe('exported Harbor tasks run in Docker', function () {
     await needService(this, 'docker', () => dockerProblem(busyboxImage));
     tmp = mkdtempSync(join(tmpdir(), 'coevolve-harbor-docker-'));
     run = await writeSyntheticRun(join(tmp, 'runs'), { lineages: 1, childrenPerLineage: 1, rolloutsPerEnv: 1, writer: 'store' });
-    exportRun(run.dir, { format: 'harbor', outDir: join(tmp, 'export'), filter: 'all' });
+    await exportRun(run.dir, { format: 'harbor', outDir: join(tmp, 'export'), filter: 'all' });
   });
   after(async () => {
     for (const t of tags) await docker.getImage(t).remove({ force: true }).catch(() => undefined);

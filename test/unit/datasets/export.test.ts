@@ -42,9 +42,9 @@ describe('dataset export', function () {
 
   describe('chat-jsonl', () => {
     let dir: string;
-    before(() => {
+    before(async () => {
       dir = out('chat');
-      exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: dir, weights: true }));
+      await exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: dir, weights: true }));
     });
 
     it('writes one valid record per rollout, tool-call arguments as JSON strings', () => {
@@ -102,17 +102,17 @@ describe('dataset export', function () {
       assert.match(body, new RegExp(`\\*\\*${run.rollouts.length} exported\\*\\*`));
     });
 
-    it('is deterministic: the same run exports byte-identical files', () => {
+    it('is deterministic: the same run exports byte-identical files', async () => {
       const again = out('chat-again');
-      exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: again, weights: true }));
+      await exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: again, weights: true }));
       for (const f of readdirSync(join(dir, 'data'))) assert.equal(readFileSync(join(again, 'data', f), 'utf8'), readFileSync(join(dir, 'data', f), 'utf8'));
       assert.equal(readFileSync(join(again, 'README.md'), 'utf8'), readFileSync(join(dir, 'README.md'), 'utf8'));
     });
   });
 
-  it('atif: one valid ATIF v1.4 trajectory per rollout', () => {
+  it('atif: one valid ATIF v1.4 trajectory per rollout', async () => {
     const dir = out('atif');
-    const report = exportRun(run.dir, opts({ format: 'atif', outDir: dir }));
+    const report = await exportRun(run.dir, opts({ format: 'atif', outDir: dir }));
     assert.equal(report.exported, run.rollouts.length);
     let n = 0;
     for (const split of readdirSync(join(dir, 'trajectories'))) {
@@ -131,9 +131,9 @@ describe('dataset export', function () {
     assert.ok(files.every((p) => /^trajectories\/(train|validation|test)\/\*\.json$/.test(p)));
   });
 
-  it('harbor: one complete task folder per environment with a task.toml that parses', () => {
+  it('harbor: one complete task folder per environment with a task.toml that parses', async () => {
     const dir = out('harbor');
-    const report = exportRun(run.dir, opts({ format: 'harbor', outDir: dir, license: 'apache-2.0' }));
+    const report = await exportRun(run.dir, opts({ format: 'harbor', outDir: dir, license: 'apache-2.0' }));
     assert.equal(report.exported, run.environments.length);
     for (const env of run.environments) {
       const task = join(dir, 'tasks', env.id);
@@ -157,10 +157,10 @@ describe('dataset export', function () {
     assert.equal(readCard(dir).header.license, 'apache-2.0');
   });
 
-  it('assigns splits by lineage root: relatives never straddle splits', () => {
+  it('assigns splits by lineage root: relatives never straddle splits', async () => {
     const dir = out('splits');
     // Skewed ratios make several splits non-empty even with few lineages.
-    exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: dir, splits: { train: 0.34, validation: 0.33, test: 0.33 } }));
+    await exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: dir, splits: { train: 0.34, validation: 0.33, test: 0.33 } }));
     const splitOfRoot = new Map<string, string>();
     const splitsUsed = new Set<string>();
     for (const f of readdirSync(join(dir, 'data'))) {
@@ -190,27 +190,27 @@ describe('dataset export', function () {
     const dir = mkdtempSync(join(tmp, 'filters-'));
     const ex = (name: string, o: Partial<ExportOptions>) => exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: join(dir, name), ...o }));
     try {
-      const accepted = ex('accepted', { filter: 'accepted' });
+      const accepted = await ex('accepted', { filter: 'accepted' });
       assert.equal(accepted.exported, 1);
       assert.equal(accepted.excluded['rejected by curation'], 1);
 
-      const all = ex('all', {});
+      const all = await ex('all', {});
       assert.equal(all.exported, run.rollouts.length - 1 - 3, 'minus the rejected rollout and the 3 rollouts of rejected env-5');
       assert.equal(all.excluded['environment rejected by curation'], 3);
 
       const good = run.rollouts.filter((r) => r.rewards.total >= 0.5 && r.envId !== 'env-5' && r.id !== run.rollouts[1]!.id).length;
-      assert.equal(ex('reward', { minReward: 0.5 }).exported, good);
+      assert.equal((await ex('reward', { minReward: 0.5 })).exported, good);
 
-      assert.equal(ex('tag', { tags: ['gold'] }).exported, 1, 'only the labelled rollout');
-      assert.equal(ex('skill', { tags: ['clarification'] }).exported, run.rollouts.filter((r) => /^env-[024]/.test(r.envId) && r.id !== run.rollouts[1]!.id).length, 'skills of the environment count as tags');
+      assert.equal((await ex('tag', { tags: ['gold'] })).exported, 1, 'only the labelled rollout');
+      assert.equal((await ex('skill', { tags: ['clarification'] })).exported, run.rollouts.filter((r) => /^env-[024]/.test(r.envId) && r.id !== run.rollouts[1]!.id).length, 'skills of the environment count as tags');
       const fam = run.rollouts.filter((r) => run.environments.find((e) => e.id === r.envId)!.family === 'csv-report' && r.envId !== 'env-5').length;
-      assert.equal(ex('family', { families: ['csv-report'] }).exported, fam);
-      assert.equal(ex('gen', { generations: [2] }).exported, run.rollouts.filter((r) => r.generation === 2 && r.envId !== 'env-5').length);
+      assert.equal((await ex('family', { families: ['csv-report'] })).exported, fam);
+      assert.equal((await ex('gen', { generations: [2] })).exported, run.rollouts.filter((r) => r.generation === 2 && r.envId !== 'env-5').length);
 
-      const harbor = exportRun(run.dir, opts({ format: 'harbor', outDir: join(dir, 'harbor'), filter: 'accepted' }));
+      const harbor = await exportRun(run.dir, opts({ format: 'harbor', outDir: join(dir, 'harbor'), filter: 'accepted' }));
       assert.deepEqual(readdirSync(join(dir, 'harbor', 'tasks')), ['env-0']);
       assert.equal(harbor.exported, 1);
-      const harborAll = exportRun(run.dir, opts({ format: 'harbor', outDir: join(dir, 'harbor-all'), generations: [0] }));
+      const harborAll = await exportRun(run.dir, opts({ format: 'harbor', outDir: join(dir, 'harbor-all'), generations: [0] }));
       assert.equal(harborAll.exported, 5, 'six seeds, env-5 rejected');
     } finally {
       rmSync(runLayout.curation(run.dir), { force: true });
@@ -230,20 +230,20 @@ describe('dataset export', function () {
       await w.append({ type: 'rollout.finished', summary: summarizeRollout(r) });
     }
     await w.close();
-    const report = exportRun(w.runDir, opts({ format: 'chat-jsonl', outDir: out('dup') }));
+    const report = await exportRun(w.runDir, opts({ format: 'chat-jsonl', outDir: out('dup') }));
     assert.equal(report.selected, 3);
     assert.equal(report.duplicates, 1);
     assert.equal(report.exported, 2);
-    const harbor = exportRun(run.dir, opts({ format: 'harbor', outDir: out('dup-harbor') }));
+    const harbor = await exportRun(run.dir, opts({ format: 'harbor', outDir: out('dup-harbor') }));
     assert.equal(harbor.duplicates, 0);
   });
 
-  it('refuses a non-empty output folder unless forced, and then replaces only its own files', () => {
+  it('refuses a non-empty output folder unless forced, and then replaces only its own files', async () => {
     const dir = out('busy');
-    exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: dir }));
+    await exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: dir }));
     writeFileSync(join(dir, 'notes.txt'), 'mine');
-    assert.throws(() => exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: dir })), /not empty.*--force/);
-    exportRun(run.dir, opts({ format: 'atif', outDir: dir, force: true }));
+    await assert.rejects(exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: dir })), /not empty.*--force/);
+    await exportRun(run.dir, opts({ format: 'atif', outDir: dir, force: true }));
     assert.ok(!existsSync(join(dir, 'data')));
     assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'mine');
   });

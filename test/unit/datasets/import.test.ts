@@ -104,9 +104,9 @@ describe('harbor round trip: export -> import gives the same environments', func
   const normalise = (e: EnvironmentSpec): EnvironmentSpec => environmentSpecSchema.parse(JSON.parse(JSON.stringify(e)));
 
   for (const inlineUser of [false, true]) {
-    it(`restores every field${inlineUser ? ' (user context inlined into instruction.md)' : ''}`, () => {
+    it(`restores every field${inlineUser ? ' (user context inlined into instruction.md)' : ''}`, async () => {
       const out = join(tmp, `export-${inlineUser}`);
-      exportRun(run.dir, { format: 'harbor', outDir: out, filter: 'all', inlineUser, now: fixedNow });
+      await exportRun(run.dir, { format: 'harbor', outDir: out, filter: 'all', inlineUser, now: fixedNow });
       const r = importHarborTasks([out]);
       assert.deepEqual(r.skipped, []);
       assert.equal(r.imported.length, run.environments.length);
