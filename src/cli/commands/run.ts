@@ -8,7 +8,7 @@ import { loadRunConfig, SpecError } from '../../core/spec/load.js';
 import type { RunConfig } from '../../core/spec/run.js';
 import { toolVersion } from '../../core/version.js';
 import { loadRunHistory } from '../../store/runHistory.js';
-import { readManifest } from '../../store/runReader.js';
+import { openRun, readManifest } from '../../store/runReader.js';
 import { RunWriter } from '../../store/runWriter.js';
 import { UserError } from '../errors.js';
 import { composeRoles, type CacheMode } from '../run/composeRoles.js';
@@ -79,6 +79,12 @@ export function registerRunCommands(program: Command): void {
     .action(async (dir: string, flags: RunFlags) => {
       const runDir = resolve(dir);
       const manifest = readManifest(runDir);
+      const state = openRun(runDir);
+      if (state.status === 'running') throw new UserError(`${dir} is still running (its lock names a live process); stop it first`);
+      if (state.status === 'completed') {
+        process.stdout.write(`${dir} already completed all ${manifest.config.generations} generations; nothing to resume\n`);
+        return;
+      }
       const config = applyOverrides(manifest.config, { ...flags, concurrency: undefined, generations: undefined, seed: undefined });
       const seeds = await loadPopulation(config, manifest.configPath ? dirname(manifest.configPath) : process.cwd());
       const cast = composeRoles(config, { cacheMode: flags.cache ?? 'rw', cacheDir: resolve(flags.cacheDir ?? '.coevolve/cache') });
