@@ -120,13 +120,19 @@ function pairStatsOf(ctx: TreeContext, generation: number): Map<string, PairStat
   return new Map((m?.pairsDetail ?? []).map((p) => [p.pairId, p]));
 }
 
+// The index is rebuilt on every refresh, so caching by its generation objects never serves stale groups.
+const byPairCache = new WeakMap<GenerationIndex, { count: number; groups: Map<string, RolloutSummary[]> }>();
+
 function rolloutsByPair(g: GenerationIndex): Map<string, RolloutSummary[]> {
+  const hit = byPairCache.get(g);
+  if (hit && hit.count === g.rollouts.length) return hit.groups;
   const out = new Map<string, RolloutSummary[]>();
   for (const r of g.rollouts) {
     let list = out.get(r.pairId);
     if (!list) out.set(r.pairId, (list = []));
     list.push(r);
   }
+  byPairCache.set(g, { count: g.rollouts.length, groups: out });
   return out;
 }
 
@@ -264,7 +270,7 @@ export function rolloutNodes(ctx: TreeContext, view: TreeView, generation: numbe
   const { run } = ctx;
   const g = run.generations.find((x) => x.index === generation);
   if (!g) return [];
-  let rs = g.rollouts.filter((r) => r.pairId === pairId && rolloutPasses(view, r));
+  let rs = (rolloutsByPair(g).get(pairId) ?? []).filter((r) => rolloutPasses(view, r));
   if (view.sort === 'reward') rs = sortBy(rs, (r) => r.reward);
   else if (view.sort === 'duration') rs = sortBy(rs, (r) => r.durationMs);
   else if (view.sort === 'cost') rs = sortBy(rs, (r) => r.costUsd);

@@ -229,6 +229,7 @@ export class RolloutViewer extends LitElement {
   protected override updated(changed: PropertyValues): void {
     if (!this.painted && changed.has('view') && this.view) {
       this.painted = true;
+      performance.mark('coevolve:rendered');
       // Two frames: the virtualizer lays out its first screen in the frame after the data lands.
       requestAnimationFrame(() => requestAnimationFrame(() => {
         performance.mark('coevolve:painted');
