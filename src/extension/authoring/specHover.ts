@@ -34,6 +34,6 @@ export function specHover(file: string, text: string, line: number, character: n
     if (shown !== undefined) facts.push(`default \`${shown}\``);
     else facts.push(defaultOf(schema) ? 'optional; defaults apply' : 'optional');
   }
-  lines.push('', `${facts.join(' · ')}.`);
+  lines.push('', facts.join(' · '));
   return { markdown: lines.join('\n'), start: at.keyStart, end: at.keyEnd };
 }
