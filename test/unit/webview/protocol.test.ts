@@ -59,7 +59,7 @@ describe('webview HTML shell', () => {
   it('escapes the initial state and the title', () => {
     const html = page({ rolloutId: '"><script>alert(1)</script>' });
     assert.doesNotMatch(html, /<script>alert/);
-    assert.ok(html.includes('    assert.match(html, /data-state="\{&quot;rolloutId&quot;:&quot;&quot;&gt;&lt;script&gt;/);gt;    assert.match(html, /data-state="\{&quot;rolloutId&quot;:&quot;&quot;&gt;&lt;script&gt;/);lt;script    assert.match(html, /data-state="\{&quot;rolloutId&quot;:&quot;&quot;&gt;&lt;script&gt;/);gt;alert(1)    assert.match(html, /data-state="\{&quot;rolloutId&quot;:&quot;&quot;&gt;&lt;script&gt;/);lt;/script    assert.match(html, /data-state="\{&quot;rolloutId&quot;:&quot;&quot;&gt;&lt;script&gt;/);gt;'), 'the state is attribute-escaped');
+    assert.ok(html.includes('&gt;&lt;script&gt;alert(1)&lt;/script&gt;'), 'the state is attribute-escaped');
     assert.match(html, /<title>Rollout &lt;x&gt;<\/title>/);
   });
 });
