@@ -1,9 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { Locator } from 'playwright-core';
 import { needService } from '../../support/services.js';
+import { makeRun } from '../../fixtures/makeRun.js';
+import { appendCuration } from '../../../src/store/curation.js';
+import { openRun } from '../../../src/store/runReader.js';
 import { openWorkbench, type E2eSession } from '../support/session.js';
 
 // A spec with one unknown key (a typo) and one value out of range: two squiggles the user can hover.
@@ -150,5 +153,66 @@ describe('e2e: authoring specs in the editor', function () {
     await session.workbench.openViewContainer('Testing');
     await page.locator('.part.sidebar .monaco-list-row', { hasText: 'authoring-demo' }).first().waitFor({ timeout: 15_000 });
     await session.workbench.screenshot('authoring-validated');
+  });
+});
+
+describe('e2e: curation and the Dataset view', function () {
+  let session: E2eSession;
+  let runDir: string;
+
+  before(async function () {
+    this.timeout(60_000);
+    session = await openWorkbench();
+    runDir = await makeRun(join(session.workspace, 'runs'), { name: 'curated', generations: 2, pairsPerGeneration: 2, k: 2, hintPlays: 0 });
+    const rollouts = [...openRun(runDir).rollouts.values()];
+    const at = (s: number): string => new Date(Date.UTC(2026, 10, 30, 12, 0, s)).toISOString();
+    await appendCuration(runDir, [
+      { at: at(1), target: { kind: 'rollout', id: rollouts[0]!.id }, action: 'accept', author: 'e2e' },
+      { at: at(2), target: { kind: 'rollout', id: rollouts[0]!.id }, action: 'label', label: 'clarification', author: 'e2e' },
+      { at: at(3), target: { kind: 'rollout', id: rollouts[1]!.id }, action: 'reject', text: 'guessed the day', author: 'e2e' },
+      { at: at(4), target: { kind: 'rollout', id: rollouts[2]!.id }, action: 'comment', text: 'asks before acting', author: 'e2e' },
+    ]);
+  });
+
+  after(async function () {
+    await session?.browser.close();
+    rmSync(runDir, { recursive: true, force: true });
+  });
+
+  it('lists curated rollouts with verdict, reward, generation and labels', async function () {
+    const wb = session.workbench;
+    await wb.openViewContainer('Coevolve');
+    const page = wb.page;
+    // The Runs view takes the height; collapse it so the Dataset view shows its rows.
+    await wb.viewHeader('Runs').click();
+    const row = page.locator('.part.sidebar .monaco-list-row', { hasText: 'accepted · reward' }).first();
+    await row.waitFor({ timeout: 30_000 });
+    assert.match((await row.textContent()) ?? '', /#clarification/);
+    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'rejected · reward' }).first().waitFor();
+    await wb.screenshot('dataset-view');
+  });
+
+  it('offers Accept, Reject, Label and Comment on a rollout of the Runs tree', async function () {
+    const wb = session.workbench;
+    const page = wb.page;
+    await wb.viewHeader('Runs').click();
+    // Rows of the Runs pane only: the Dataset view lists the same run name.
+    const runsPane = page.locator('.part.sidebar .pane', { has: page.locator('.pane-header[aria-label^="Runs"]') });
+    const row = (text: string | RegExp): Locator => runsPane.locator('.monaco-list-row', { hasText: text }).first();
+    await row(/^curated/).waitFor({ timeout: 30_000 });
+    await row(/^curated/).click();
+    await row('Generation 0').click();
+    const pair = runsPane.locator('.monaco-list-row[aria-level="3"]').first();
+    await pair.waitFor({ timeout: 15_000 });
+    await pair.click();
+    const rollout = row('trial 0');
+    await rollout.waitFor({ timeout: 15_000 });
+    await rollout.click({ button: 'right' });
+    const menu = page.locator('.context-view .monaco-menu');
+    await menu.waitFor({ timeout: 15_000 });
+    const text = (await menu.textContent()) ?? '';
+    for (const item of ['Accept', 'Reject', 'Label…', 'Comment…']) assert.ok(text.includes(item), `"${item}" in the menu: ${text}`);
+    await wb.screenshot('curation-context-menu');
+    await page.keyboard.press('Escape');
   });
 });
