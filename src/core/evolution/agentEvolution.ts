@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { Cancellation } from '../ports/cancellation.js';
 import type { Clock } from '../ports/clock.js';
 import type { Usage } from '../ports/model.js';
@@ -22,8 +23,8 @@ export interface AgentUpdate {
 
 const heldOutPairs = 3;
 const heldOutTrials = 2;
-/** The candidate must beat the incumbent by this much mean reward on held-out pairs (a backtest, not a vote). */
-const promotionMargin = 0.02;
+/** The candidate must beat the incumbent's mean reward on the same held-out rollouts (a backtest, not a vote); ties keep the incumbent. */
+const promotionMargin = 0;
 
 /**
  * Evolves the agent without touching weights: the agent evolver proposes a candidate from failed trajectories
@@ -67,25 +68,27 @@ export async function evolveAgent(input: {
   const pairs = input.rng.fork('heldout').shuffle(pool.sort((a, b) => a.pairId.localeCompare(b.pairId))).slice(0, heldOutPairs);
   if (pairs.length === 0) return { fromId: input.current.id, toId: input.current.id, change: 'no held-out pairs yet', promoted: false };
 
-  const score = async (agent: AgentConfig, tag: string): Promise<number> => {
-    let total = 0, n = 0;
-    for (const pair of pairs) {
-      for (let t = 0; t < heldOutTrials; t++) {
-        const env = input.archive.envs.get(pair.envId)!;
-        const user = input.archive.users.get(pair.userId)!;
-        const r = await playRollout(
-          { runId: input.runId, runSeed: input.config.seed, rolloutId: `g${input.generation}-heldout-${pair.pairId}-t${t}`, generation: input.generation, pairId: pair.pairId, trial: t, hint: false, env, user, agent },
-          { backend: input.backend, roles: input.roles, budgets: input.config.budgets, rewardWeights: input.config.reward, clock: input.clock, labels: { ...input.labels, 'coevolve.purpose': `heldout-${tag}` }, ...(input.signal ? { signal: input.signal } : {}) },
-        );
-        total += r.rewards.total;
-        n++;
-      }
-    }
-    return n ? total / n : 0;
-  };
-  // The same rollout ids for both agents: each faces exactly the same user and environment randomness.
-  const incumbent = await score(input.current, 'incumbent');
-  const challenger = await score(candidate, 'candidate');
+  // The same rollout ids for both agents: each faces exactly the same user and environment randomness. All plays run
+  // concurrently (up to the run's limit); scores are summed in plan order, so they never depend on timing.
+  const limit = pLimit(input.config.concurrency);
+  const plays = (agent: AgentConfig, tag: string): Promise<number>[] =>
+    pairs.flatMap((pair) =>
+      Array.from({ length: heldOutTrials }, (_, t) =>
+        limit(async () => {
+          const env = input.archive.envs.get(pair.envId)!;
+          const user = input.archive.users.get(pair.userId)!;
+          const r = await playRollout(
+            { runId: input.runId, runSeed: input.config.seed, rolloutId: `g${input.generation}-heldout-${pair.pairId}-t${t}`, generation: input.generation, pairId: pair.pairId, trial: t, hint: false, env, user, agent },
+            { backend: input.backend, roles: input.roles, budgets: input.config.budgets, rewardWeights: input.config.reward, clock: input.clock, labels: { ...input.labels, 'coevolve.purpose': `heldout-${tag}` }, ...(input.signal ? { signal: input.signal } : {}) },
+          );
+          return r.rewards.total;
+        }),
+      ),
+    );
+  const meanOf = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const [incumbentScores, candidateScores] = await Promise.all([Promise.all(plays(input.current, 'incumbent')), Promise.all(plays(candidate, 'candidate'))]);
+  const incumbent = meanOf(incumbentScores);
+  const challenger = meanOf(candidateScores);
   const promoted = challenger > incumbent + promotionMargin;
   return {
     fromId: input.current.id,

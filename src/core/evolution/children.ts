@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { Cancellation } from '../ports/cancellation.js';
 import type { Clock } from '../ports/clock.js';
 import type { Rng } from '../ports/rng.js';
@@ -63,50 +64,74 @@ export function chooseParents(stats: PairStatsFull[], count: number, band: { low
   return out;
 }
 
-/** Proposes, validates and admits children; every rejection comes back with its reason. */
+type Candidate =
+  | { outcome: ChildOutcome; kind: 'environment'; spec?: EnvironmentSpec; userId: string }
+  | { outcome: ChildOutcome; kind: 'user'; user?: UserProfile; envId: string };
+
+/**
+ * Proposes, validates and admits children; every rejection comes back with its reason. Proposals and their sandbox
+ * validation run concurrently (up to the run's concurrency); admission then goes in parent order, so the archive,
+ * pair ids and duplicate checks between siblings do not depend on which validation finished first.
+ */
 export async function evolvePopulation(ctx: ChildContext, stats: PairStatsFull[]): Promise<{ outcomes: ChildOutcome[]; fresh: PairEntry[] }> {
   const parents = chooseParents(stats, ctx.config.population.childrenPerGeneration, ctx.config.band);
+  const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
+  const limit = pLimit(ctx.config.concurrency);
+  const planned = parents.map((parent, i) => ({ parent, rng: ctx.rng.fork(`child-${i}`) }));
+  const candidates = await Promise.all(planned.map(({ parent, rng }) => limit(() => proposeChild(ctx, parent, rng, fingerprints))));
+
   const outcomes: ChildOutcome[] = [];
   const fresh: PairEntry[] = [];
-  const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
-  for (const [i, parent] of parents.entries()) {
-    const rng = ctx.rng.fork(`child-${i}`);
-    const env = ctx.archive.envs.get(parent.stats.envId);
-    const user = ctx.archive.users.get(parent.stats.userId);
-    if (!env || !user) continue;
-    const parentInBand = parent.stats.class === 'frontier';
-    const pairStats = { successRate: parent.stats.successRate, regret: parent.stats.regret, plays: parent.stats.plays, meanReward: parent.stats.meanReward };
-    // Mostly environments; users evolve too, more slowly, and only toward harder: simulated users are already too
-    // cooperative compared with real ones (Sim2Real), so a pair that is too hard is eased through its environment.
-    const evolveUser = parent.direction === 'harder' && rng.chance(0.5);
-    if (!evolveUser) {
-      const proposal = await guarded(ctx, 'designer', () => ctx.roles.designer.propose({ parent: env, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
-      if (!proposal.ok) {
-        outcomes.push({ kind: 'environment', id: `${env.id}~${proposal.operator}`, parent: env.id, operator: proposal.operator, accepted: false, reason: 'designer_failed', detail: proposal.reason, parentInBand });
+  for (const c of candidates) {
+    if (!c) continue;
+    if (c.kind === 'environment' && c.spec) {
+      const fp = environmentFingerprint(c.spec);
+      if (ctx.archive.envs.has(c.spec.id) || fingerprints.has(fp)) {
+        outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: 'same task as a sibling admitted before it' });
         continue;
       }
-      const verdict = await admitEnvironment(ctx, proposal.child, fingerprints);
-      outcomes.push({ kind: 'environment', id: proposal.child.id, parent: env.id, operator: proposal.operator, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }), parentInBand });
-      if (verdict.ok) {
-        fingerprints.add(environmentFingerprint(verdict.spec));
-        ctx.archive.addEnv(verdict.spec);
-        fresh.push(ctx.archive.addPair(verdict.spec.id, user.id, 'child'));
-      }
-    } else {
-      const proposal = await guarded(ctx, 'user evolver', () => ctx.roles.userEvolver.propose({ parent: user, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
-      if (!proposal.ok) {
-        outcomes.push({ kind: 'user', id: `${user.id}~${proposal.operator}`, parent: user.id, operator: proposal.operator, accepted: false, reason: 'evolver_failed', detail: proposal.reason, parentInBand });
+      fingerprints.add(fp);
+      ctx.archive.addEnv(c.spec);
+      fresh.push(ctx.archive.addPair(c.spec.id, c.userId, 'child'));
+    } else if (c.kind === 'user' && c.user) {
+      if (ctx.archive.users.has(c.user.id)) {
+        outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: `id ${c.user.id} already in the archive` });
         continue;
       }
-      const verdict = await admitUser(ctx, proposal.child, env);
-      outcomes.push({ kind: 'user', id: proposal.child.id, parent: user.id, operator: proposal.operator, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }), parentInBand });
-      if (verdict.ok) {
-        ctx.archive.addUser(verdict.user);
-        fresh.push(ctx.archive.addPair(env.id, verdict.user.id, 'child'));
-      }
+      ctx.archive.addUser(c.user);
+      fresh.push(ctx.archive.addPair(c.envId, c.user.id, 'child'));
     }
+    outcomes.push(c.outcome);
   }
   return { outcomes, fresh };
+}
+
+/** One parent's child: proposed by the designer or the user evolver, then validated; not yet admitted. */
+async function proposeChild(ctx: ChildContext, parent: { stats: PairStatsFull; direction: Direction }, rng: Rng, fingerprints: ReadonlySet<string>): Promise<Candidate | undefined> {
+  const env = ctx.archive.envs.get(parent.stats.envId);
+  const user = ctx.archive.users.get(parent.stats.userId);
+  if (!env || !user) return undefined;
+  const parentInBand = parent.stats.class === 'frontier';
+  const pairStats = { successRate: parent.stats.successRate, regret: parent.stats.regret, plays: parent.stats.plays, meanReward: parent.stats.meanReward };
+  // Mostly environments; users evolve too, more slowly, and only toward harder: simulated users are already too
+  // cooperative compared with real ones (Sim2Real), so a pair that is too hard is eased through its environment.
+  const evolveUser = parent.direction === 'harder' && rng.chance(0.5);
+  if (!evolveUser) {
+    const proposal = await guarded(ctx, 'designer', () => ctx.roles.designer.propose({ parent: env, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
+    if (!proposal.ok) {
+      return { kind: 'environment', userId: user.id, outcome: { kind: 'environment', id: `${env.id}~${proposal.operator}`, parent: env.id, operator: proposal.operator, accepted: false, reason: 'designer_failed', detail: proposal.reason, parentInBand } };
+    }
+    const verdict = await admitEnvironment(ctx, proposal.child, fingerprints);
+    const outcome: ChildOutcome = { kind: 'environment', id: proposal.child.id, parent: env.id, operator: proposal.operator, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }), parentInBand };
+    return { kind: 'environment', userId: user.id, outcome, ...(verdict.ok ? { spec: verdict.spec } : {}) };
+  }
+  const proposal = await guarded(ctx, 'user evolver', () => ctx.roles.userEvolver.propose({ parent: user, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
+  if (!proposal.ok) {
+    return { kind: 'user', envId: env.id, outcome: { kind: 'user', id: `${user.id}~${proposal.operator}`, parent: user.id, operator: proposal.operator, accepted: false, reason: 'evolver_failed', detail: proposal.reason, parentInBand } };
+  }
+  const verdict = await admitUser(ctx, proposal.child, env);
+  const outcome: ChildOutcome = { kind: 'user', id: proposal.child.id, parent: user.id, operator: proposal.operator, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }), parentInBand };
+  return { kind: 'user', envId: env.id, outcome, ...(verdict.ok ? { user: verdict.user } : {}) };
 }
 
 /** A role that fails (a model that stays down past its retries) costs one child, never the run. */
@@ -122,7 +147,7 @@ async function guarded<T>(ctx: ChildContext, role: string, propose: () => Promis
 type Verdict<T> = ({ ok: true } & T) | { ok: false; reason: string; detail: string };
 
 /** A child enters only if the spec is valid, new, its oracle passes and an empty agent fails. */
-async function admitEnvironment(ctx: ChildContext, candidate: EnvironmentSpec, fingerprints: Set<string>): Promise<Verdict<{ spec: EnvironmentSpec }>> {
+async function admitEnvironment(ctx: ChildContext, candidate: EnvironmentSpec, fingerprints: ReadonlySet<string>): Promise<Verdict<{ spec: EnvironmentSpec }>> {
   const parsed = environmentSpecSchema.safeParse(candidate);
   if (!parsed.success) return { ok: false, reason: 'invalid_spec', detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
   const spec = parsed.data;
