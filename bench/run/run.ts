@@ -76,19 +76,20 @@ async function storeLoad(): Promise<void> {
   rmSync(out, { recursive: true, force: true });
 }
 
-function benchConfig(dir: string): string {
+function benchConfig(dir: string, warmPool: number): string {
   const p = join(dir, 'bench.run.yaml');
   writeFileSync(p, [
     'apiVersion: coevolve/v1', 'kind: Run', 'name: bench', 'seed: 3', 'generations: 1',
     'population:', '  builtinFamilies: [log-triage, csv-report, config-repair, file-organize]', '  pairsPerGeneration: 8', '  childrenPerGeneration: 0',
-    'k: 4', 'hintPlays: 0', 'agent:', '  evolve: false', 'sandbox:', '  backend: docker',
+    'k: 4', 'hintPlays: 0', 'agent:', '  evolve: false', 'sandbox:', '  backend: docker', `  warmPool: ${warmPool}`,
   ].join('\n'));
   return p;
 }
 
+// The warm pool is sized to the concurrency, as a run would configure it: container start leaves the hot path.
 function dockerRun(concurrency: number): { wallMs: number; rollouts: number; overheadShare: number } {
   const dir = mkdtempSync(join(tmpdir(), 'coevolve-bench-run-'));
-  const cfg = benchConfig(dir);
+  const cfg = benchConfig(dir, concurrency);
   const t = performance.now();
   const r = spawnSync(process.execPath, [resolve('dist/cli.js'), 'run', cfg, '--out', join(dir, 'runs'), '--concurrency', String(concurrency)], { encoding: 'utf8' });
   const wallMs = performance.now() - t;
