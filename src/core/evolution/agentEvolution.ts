@@ -9,7 +9,7 @@ import { playRollout } from '../rollout/engine.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
 import type { AgentConfig } from '../spec/agent.js';
 import type { RunConfig } from '../spec/run.js';
-import type { Archive } from './archive.js';
+import { rolloutDepsOf, type GenerationContext } from './generationContext.js';
 
 export interface AgentUpdate {
   fromId: string;
@@ -30,56 +30,43 @@ const promotionMargin = 0;
  * Evolves the agent without touching weights: the agent evolver proposes a candidate from failed trajectories
  * (built-in: gene mutation; LLM: a reflective playbook update); it is promoted only if it wins on held-out pairs.
  */
-export async function evolveAgent(input: {
-  generation: number;
-  config: RunConfig;
-  current: AgentConfig;
-  records: RolloutRecord[];
-  archive: Archive;
-  roles: Roles;
-  backend: SandboxBackend;
-  clock: Clock;
-  rng: Rng;
-  labels: Record<string, string>;
-  runId: string;
-  signal?: Cancellation;
-}): Promise<AgentUpdate | undefined> {
-  if (!input.config.agent.evolve) return undefined;
+export async function evolveAgent(ctx: GenerationContext, input: { current: AgentConfig; records: RolloutRecord[] }): Promise<AgentUpdate | undefined> {
+  if (!ctx.config.agent.evolve) return undefined;
   const failures = input.records
     .filter((r) => !r.hint && !r.success && r.status !== 'error')
     .slice(0, 6)
-    .map((r) => ({ env: input.archive.envs.get(r.envId)!, steps: r.steps, reward: r.rewards.total }))
+    .map((r) => ({ env: ctx.archive.envs.get(r.envId)!, steps: r.steps, reward: r.rewards.total }))
     .filter((f) => f.env !== undefined);
   let proposal: Proposal<AgentConfig>;
   try {
-    proposal = await input.roles.agentEvolver.propose({ current: input.current, failures, generation: input.generation, rng: input.rng.fork('propose'), ...(input.signal ? { signal: input.signal } : {}) });
+    proposal = await ctx.roles.agentEvolver.propose({ current: input.current, failures, generation: ctx.generation, rng: ctx.rng.fork('propose'), ...(ctx.signal ? { signal: ctx.signal } : {}) });
   } catch (err) {
-    if (input.signal?.aborted) throw err;
+    if (ctx.signal?.aborted) throw err;
     return { fromId: input.current.id, toId: input.current.id, change: `agent evolver failed: ${err instanceof Error ? err.message : String(err)}`, promoted: false };
   }
   if (!proposal.ok) return { fromId: input.current.id, toId: input.current.id, change: `no candidate: ${proposal.reason}`, promoted: false, usage: proposal.usage };
-  const candidate: AgentConfig = { ...proposal.child, id: `agent-g${String(input.generation + 1).padStart(4, '0')}`, lineage: { parent: input.current.id, operator: proposal.operator, generation: input.generation + 1 } };
+  const candidate: AgentConfig = { ...proposal.child, id: `agent-g${String(ctx.generation + 1).padStart(4, '0')}`, lineage: { parent: input.current.id, operator: proposal.operator, generation: ctx.generation + 1 } };
 
   // Held-out pairs: active pairs not played this generation when there are enough, so the backtest is out of sample.
   const played = new Set(input.records.map((r) => r.pairId));
-  const active = input.archive.activePairs().filter((p) => p.lastPlayed >= 0);
+  const active = ctx.archive.activePairs().filter((p) => p.lastPlayed >= 0);
   const unseen = active.filter((p) => !played.has(p.pairId));
   const pool = unseen.length >= heldOutPairs ? unseen : active;
-  const pairs = input.rng.fork('heldout').shuffle(pool.sort((a, b) => a.pairId.localeCompare(b.pairId))).slice(0, heldOutPairs);
+  const pairs = ctx.rng.fork('heldout').shuffle(pool.sort((a, b) => a.pairId.localeCompare(b.pairId))).slice(0, heldOutPairs);
   if (pairs.length === 0) return { fromId: input.current.id, toId: input.current.id, change: 'no held-out pairs yet', promoted: false };
 
   // The same rollout ids for both agents: each faces exactly the same user and environment randomness. All plays run
   // concurrently (up to the run's limit); scores are summed in plan order, so they never depend on timing.
-  const limit = pLimit(input.config.concurrency);
+  const limit = pLimit(ctx.config.concurrency);
   const plays = (agent: AgentConfig, tag: string): Promise<number>[] =>
     pairs.flatMap((pair) =>
       Array.from({ length: heldOutTrials }, (_, t) =>
         limit(async () => {
-          const env = input.archive.envs.get(pair.envId)!;
-          const user = input.archive.users.get(pair.userId)!;
+          const env = ctx.archive.envs.get(pair.envId)!;
+          const user = ctx.archive.users.get(pair.userId)!;
           const r = await playRollout(
-            { runId: input.runId, runSeed: input.config.seed, rolloutId: `g${input.generation}-heldout-${pair.pairId}-t${t}`, generation: input.generation, pairId: pair.pairId, trial: t, hint: false, env, user, agent },
-            { backend: input.backend, roles: input.roles, budgets: input.config.budgets, rewardWeights: input.config.reward, clock: input.clock, labels: { ...input.labels, 'coevolve.purpose': `heldout-${tag}` }, ...(input.signal ? { signal: input.signal } : {}) },
+            { runId: ctx.runId, runSeed: ctx.config.seed, rolloutId: `g${ctx.generation}-heldout-${pair.pairId}-t${t}`, generation: ctx.generation, pairId: pair.pairId, trial: t, hint: false, env, user, agent },
+            rolloutDepsOf(ctx, { 'coevolve.purpose': `heldout-${tag}` }),
           );
           return r.rewards.total;
         }),

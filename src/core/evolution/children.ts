@@ -13,6 +13,7 @@ import { userProfileSchema, type UserProfile } from '../spec/user.js';
 import type { PairStatsFull } from '../metrics/pairStats.js';
 import type { Archive, PairEntry } from './archive.js';
 import { environmentFingerprint } from './fingerprint.js';
+import { rolloutDepsOf, type GenerationContext } from './generationContext.js';
 import { realismProblems } from './realism.js';
 import { validateEnvironment } from './validateEnvironment.js';
 
@@ -29,18 +30,8 @@ export interface ChildOutcome {
   parentInBand: boolean;
 }
 
-export interface ChildContext {
-  generation: number;
-  config: RunConfig;
-  archive: Archive;
-  roles: Roles;
-  backend: SandboxBackend;
-  clock: Clock;
-  rng: Rng;
-  labels: Record<string, string>;
-  runId: string;
-  signal?: Cancellation;
-}
+/** Children are proposed and validated within a generation's context. */
+export type ChildContext = GenerationContext;
 
 /**
  * Parents in order of need: too easy first (they must get harder), then frontier pairs at or above the band (small
@@ -180,7 +171,7 @@ async function admitUser(ctx: ChildContext, candidate: UserProfile, env: Environ
       user,
       agent: referenceAgent(),
     },
-    { backend: ctx.backend, roles: ctx.roles, budgets: ctx.config.budgets, rewardWeights: ctx.config.reward, clock: ctx.clock, labels: ctx.labels, ...(ctx.signal ? { signal: ctx.signal } : {}) },
+    rolloutDepsOf(ctx),
   );
   if (!record.success) {
     return { ok: false, reason: 'realism_unsatisfiable', detail: `a reference play with the hint did not satisfy the user (${record.userRating?.stopReason ?? record.status}: ${record.userRating?.reason ?? record.error ?? ''})` };

@@ -19,6 +19,7 @@ import { evolveAgent } from './agentEvolution.js';
 import { Archive, type PairEntry } from './archive.js';
 import { evolvePopulation } from './children.js';
 import type { ControllerProgress, RunHistory, TrainerHookRunner } from './controllerPorts.js';
+import { rolloutDepsOf, type GenerationContext } from './generationContext.js';
 import { planGeneration } from './plan.js';
 
 export interface ControllerDeps {
@@ -53,11 +54,13 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
   const { config, recorder, clock } = deps;
   const runId = recorder.manifest.runId;
   const labels = { 'coevolve.run': runId, 'coevolve.owner-pid': String(process.pid) };
-  const seen = new Set((deps.history?.events ?? []).map(eventKey));
+  const seen = new Set((deps.history?.events ?? []).map(eventKey).filter((k): k is string => k !== undefined));
   const emitOnce = async (body: RunEventBody): Promise<void> => {
     const key = eventKey(body);
-    if (seen.has(key)) return;
-    seen.add(key);
+    if (key !== undefined) {
+      if (seen.has(key)) return;
+      seen.add(key);
+    }
     await recorder.append(body);
   };
 
@@ -117,6 +120,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
   async function playGeneration(g: number): Promise<GenerationMetrics> {
     const t0 = clock.now();
     const rng = createRng(`${config.seed}/g${g}`);
+    const ctx: GenerationContext = { generation: g, config, archive, roles: deps.roles, backend: deps.backend, clock, rng, labels, runId, ...(deps.signal ? { signal: deps.signal } : {}) };
     const pairs = planGeneration(archive, g, config, rng.fork('plan'));
     await emitOnce({ type: 'generation.started', generation: g, agentId: agent.id, pairs: pairs.map((p) => ({ pairId: p.pairId, envId: p.envId, userId: p.userId, source: p.lastPlayed >= 0 ? 'replay' : p.source })) });
 
@@ -138,7 +142,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
         limit(async () => {
           if (deps.signal?.aborted) throw new CancelledError();
           persisted.push(recorder.append({ type: 'rollout.started', generation: g, rolloutId: plan.rolloutId, pairId: plan.pairId }));
-          const record = await playWithRetry(plan, { backend: deps.backend, roles: deps.roles, budgets: config.budgets, rewardWeights: config.reward, clock, labels, ...(deps.signal ? { signal: deps.signal } : {}) });
+          const record = await playWithRetry(plan, rolloutDepsOf(ctx));
           const summary = summarizeRollout(record);
           persisted.push(recorder.writeRollout(record), recorder.append({ type: 'rollout.finished', summary }));
           records.set(plan.rolloutId, record);
@@ -170,7 +174,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     }
 
     deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving population' });
-    const { outcomes, fresh } = await evolvePopulation({ generation: g, config, archive, roles: deps.roles, backend: deps.backend, clock, rng: rng.fork('children'), labels, runId, ...(deps.signal ? { signal: deps.signal } : {}) }, stats);
+    const { outcomes, fresh } = await evolvePopulation({ ...ctx, rng: rng.fork('children') }, stats);
     for (const o of outcomes) {
       if (o.accepted) {
         if (o.kind === 'environment') await recorder.writeEnvironment(archive.envs.get(o.id)!);
@@ -185,7 +189,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     throwIfCancelled(deps.signal);
 
     deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving agent' });
-    const update = await evolveAgent({ generation: g, config, current: agent, records: ordered, archive, roles: deps.roles, backend: deps.backend, clock, rng: rng.fork('agent'), labels, runId, ...(deps.signal ? { signal: deps.signal } : {}) });
+    const update = await evolveAgent({ ...ctx, rng: rng.fork('agent') }, { current: agent, records: ordered });
     if (update) {
       if (update.promoted && update.candidate) {
         agent = update.candidate;
@@ -195,7 +199,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     }
     throwIfCancelled(deps.signal);
 
-    if (config.trainerHook && deps.hook && !seen.has(eventKey({ type: 'hook.finished', generation: g, exitCode: 0, durationMs: 0, outputFile: '' }))) {
+    if (config.trainerHook && deps.hook && !seen.has(`hook.finished|${g}`)) {
       deps.onProgress?.({ type: 'phase', generation: g, phase: 'trainer hook' });
       const outputPath = await recorder.writeArtifact(`hooks/g${gen4(g)}.log`, '');
       const r = await deps.hook.run({
@@ -276,8 +280,8 @@ function unique<T extends { id: string }>(xs: T[]): T[] {
   return [...m.values()];
 }
 
-/** Identity of an event for resume: re-deriving a generation must not append the same fact twice. */
-function eventKey(e: RunEventBody): string {
+/** Identity of an event for resume (re-deriving a generation must not append the same fact twice); undefined for events that are never deduplicated. */
+function eventKey(e: RunEventBody): string | undefined {
   switch (e.type) {
     case 'spec.added':
     case 'spec.retired':
@@ -290,6 +294,6 @@ function eventKey(e: RunEventBody): string {
     case 'generation.finished':
       return `${e.type}|${e.generation}`;
     default:
-      return `${e.type}|${Math.random()}`;
+      return undefined;
   }
 }
