@@ -1,12 +1,13 @@
 // The file-system side of spec validation: finds spec files in folders, reads them, and feeds core's pure parser
 // and cross-file rules. Used by `coevolve validate` and by the editor.
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { isSpecFileName, specKindInfo, specKinds } from '../core/spec/kinds.js';
 import { maxSpecFileBytes, parseSpecText, tooLargeMessage, type ParsedSpec } from '../core/spec/parse.js';
 import { compareProblems, problemAt, startOfFile, type Problem } from '../core/spec/problems.js';
 import { crossFileProblems } from '../core/spec/workspaceRules.js';
+import { FileReadError, readFileBounded, readFileBoundedAsync } from '../files/boundedRead.js';
 
 export interface SpecValidation {
   /** Every spec file checked, as absolute paths. */
@@ -35,8 +36,10 @@ export async function findSpecFiles(dir: string): Promise<string[]> {
       const full = join(folder, e.name);
       if (e.isDirectory()) {
         if (!skipFolder(e.name)) await walk(full);
-      } else if (e.isFile() && isSpecFileName(e.name)) {
-        found.push(full);
+      } else if (!e.isDirectory() && isSpecFileName(e.name)) {
+        // Links, FIFOs and devices under a spec name are read (and refused) by readSpecFile, so they are reported
+        // instead of silently skipped. Linked folders are not walked: a link cycle would never end.
+        if (!e.isSymbolicLink() || !(await stat(full).then((s) => s.isDirectory(), () => false))) found.push(full);
       }
     }
   };
@@ -44,18 +47,40 @@ export async function findSpecFiles(dir: string): Promise<string[]> {
   return found.sort();
 }
 
-/** Reads and parses one spec file; unreadable or oversized files come back as a problem, never as a throw. */
+/**
+ * Reads and parses one spec file; unreadable, oversized or non-regular files (a FIFO, a link to /dev/zero) come
+ * back as a problem, never as a throw, a hang or an unbounded read.
+ */
 export async function readSpecFile(file: string): Promise<ParsedSpec> {
   const fileProblem = (message: string): ParsedSpec => ({ file, problems: [problemAt(file, startOfFile, 'error', message)], locate: () => startOfFile });
   try {
-    const info = await stat(file);
-    if (info.size > maxSpecFileBytes) return fileProblem(tooLargeMessage(info.size));
     // Undecodable bytes become U+FFFD, which the parser reports as "not valid UTF-8" at their position.
-    const text = new TextDecoder('utf-8').decode(await readFile(file));
+    const text = new TextDecoder('utf-8').decode(await readFileBoundedAsync(file, { maxBytes: maxSpecFileBytes }));
     return parseSpecText(text, file);
   } catch (err) {
+    if (err instanceof FileReadError) return fileProblem(specReadMessage(err));
     return fileProblem(`cannot read the file: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/**
+ * The text of a spec file for the CLI's loaders (run configs, population files), under the same rules as
+ * readSpecFile; throws an Error whose message starts with the file.
+ */
+export function readSpecTextSync(file: string, shown = file): string {
+  try {
+    return new TextDecoder('utf-8').decode(readFileBounded(file, { maxBytes: maxSpecFileBytes }));
+  } catch (err) {
+    if (err instanceof FileReadError) throw new Error(`${shown}: ${specReadMessage(err)}`);
+    throw err;
+  }
+}
+
+/** A FileReadError as the problem message of a spec file. */
+export function specReadMessage(err: FileReadError): string {
+  if (err.code === 'too-large') return tooLargeMessage(err.size ?? maxSpecFileBytes + 1);
+  if (err.code === 'not-regular') return `cannot read the file: it ${err.reason}; a spec must be a regular file`;
+  return `cannot read the file: it ${err.reason}`;
 }
 
 /**

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { runCoevolution, type RunOutcome } from '../../core/evolution/controller.js';
@@ -10,6 +9,7 @@ import { toolVersion } from '../../core/version.js';
 import { loadRunHistory } from '../../store/runHistory.js';
 import { openRun, readManifest } from '../../store/runReader.js';
 import { RunWriter } from '../../store/runWriter.js';
+import { readSpecTextSync } from '../../specs/workspace.js';
 import { UserError } from '../errors.js';
 import { composeRoles, type CacheMode } from '../run/composeRoles.js';
 import { loadPopulation } from '../run/population.js';
@@ -175,9 +175,9 @@ async function execute(
 function readRunConfig(path: string): RunConfig {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readSpecTextSync(path);
   } catch (err) {
-    throw new UserError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new UserError(err instanceof Error ? err.message : String(err));
   }
   try {
     return loadRunConfig(text, relative(process.cwd(), path) || path);

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import type { SandboxBackend, SandboxBackendName } from '../../core/ports/sandbox.js';
 import type { EnvironmentSpec } from '../../core/spec/environment.js';
 import { loadEnvironment } from '../../core/spec/load.js';
 import { createSandboxBackend } from '../../sandbox/factory.js';
+import { readSpecTextSync } from '../../specs/workspace.js';
 import { UserError } from '../errors.js';
 import { selectBackend } from '../run/selectBackend.js';
 
@@ -11,9 +11,9 @@ export const backendChoices = ['auto', 'docker', 'bwrap', 'process'] as const;
 export async function readEnvironment(file: string): Promise<EnvironmentSpec> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readSpecTextSync(file);
   } catch (err) {
-    throw new UserError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new UserError(err instanceof Error ? err.message : String(err));
   }
   return loadEnvironment(text, file);
 }

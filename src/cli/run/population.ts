@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { createRng } from '../../core/ports/rng.js';
 import type { EnvironmentSpec } from '../../core/spec/environment.js';
@@ -7,6 +7,7 @@ import type { RunConfig } from '../../core/spec/run.js';
 import type { UserProfile } from '../../core/spec/user.js';
 import { builtinFamilies } from '../../builtin/families/registry.js';
 import { seedUsers } from '../../builtin/user/seedUsers.js';
+import { readSpecTextSync } from '../../specs/workspace.js';
 import { UserError } from '../errors.js';
 
 /**
@@ -40,17 +41,26 @@ function specFiles(path: string, suffix: string): string[] {
   }
   if (st.isFile()) return [path];
   const out: string[] = [];
-  for (const name of readdirSync(path).sort()) {
-    const full = join(path, name);
-    if (statSync(full).isDirectory()) out.push(...specFiles(full, suffix));
-    else if (name.endsWith(suffix)) out.push(full);
+  for (const e of readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const full = join(path, e.name);
+    // Linked folders are not walked (a cycle would never end); anything else under a spec name is read, and a
+    // FIFO or a device is refused by the bounded reader.
+    if (e.isDirectory()) out.push(...specFiles(full, suffix));
+    else if (e.name.endsWith(suffix)) out.push(full);
   }
   return out;
 }
 
 function read<T>(file: string, load: (text: string, file: string) => T): T {
+  const shown = relative(process.cwd(), file) || file;
+  let text: string;
   try {
-    return load(readFileSync(file, 'utf8'), relative(process.cwd(), file) || file);
+    text = readSpecTextSync(file, shown);
+  } catch (err) {
+    throw new UserError(err instanceof Error ? err.message : String(err));
+  }
+  try {
+    return load(text, shown);
   } catch (err) {
     if (err instanceof SpecError) throw new UserError(err.message);
     throw err;
