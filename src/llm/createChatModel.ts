@@ -4,7 +4,7 @@ import type { Cancellation } from '../core/ports/cancellation.js';
 import { addUsage, zeroUsage } from '../core/ports/model.js';
 import type { ChatModel, ChatRequest, ChatResponse, ModelStats, Usage } from '../core/ports/model.js';
 import type { EndpointConfig, RoleConfig } from '../core/spec/run.js';
-import { resolveApiKey } from './apiKey.js';
+import { isSecret, resolveApiKey } from './apiKey.js';
 import { callCostUsd } from './cost.js';
 import { createEndpointPool } from './endpointPool.js';
 import type { EndpointPool, EndpointTarget } from './endpointPool.js';
@@ -55,14 +55,17 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
   const log = options.log ?? (() => undefined);
   const cache = options.cache;
   const stats: ModelStats = { calls: 0, networkRequests: 0, cacheHits: 0, retries: 0, failures: 0, usage: zeroUsage(), spentUsd: 0 };
-  const secrets: string[] = options.apiKey ? [options.apiKey] : [];
+  const secrets: string[] = isSecret(options.apiKey) ? [options.apiKey] : [];
+  const addSecret = (key: string | undefined): void => {
+    if (isSecret(key) && !secrets.includes(key)) secrets.push(key);
+  };
   let pool = options.pool;
 
   // The key is resolved at the first network call, so a replay-only run needs no key at all.
   const getPool = (): EndpointPool => {
     if (!pool) {
       const key = resolveApiKey(endpoint, options.apiKey, options.env ?? process.env);
-      secrets.push(key);
+      addSecret(key);
       pool = createEndpointPool(endpoint, key);
     }
     return pool;
@@ -74,7 +77,7 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
     // Creating the client may resolve the key, and fail with an actionable missing-key error.
     const client = target.client;
     // The pool may come from the host with a key we were never given: scrub that one too.
-    if (!secrets.includes(client.apiKey)) secrets.push(client.apiKey);
+    addSecret(client.apiKey);
     const params = toWireParams(role.model, request);
     const controller = new AbortController();
     let timedOut = false;
@@ -132,13 +135,13 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
         const { error } = err;
         if (!error.retryable || n >= maxAttempts) {
           stats.failures++;
-          const final = new ModelError(error.kind, `model call failed after ${n} attempt${n > 1 ? 's' : ''}: ${error.message}`, n, error.status);
+          const final = new ModelError(error.kind, scrub(`model call failed after ${n} attempt${n > 1 ? 's' : ''}: ${error.message}`), n, error.status);
           log(final.message);
           throw final;
         }
         const delay = retryDelayMs(n, backoff, random, err.retryAfterMs);
         stats.retries++;
-        log(`retry ${n}/${endpoint.maxRetries} in ${delay} ms: ${error.message}`);
+        log(scrub(`retry ${n}/${endpoint.maxRetries} in ${delay} ms: ${error.message}`));
         await sleep(delay, request.signal);
       }
     }
@@ -153,7 +156,7 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
       const started = performance.now();
       // Hashing the request costs CPU per call; only a cache needs it.
       const useCache = cache !== undefined && cache.mode !== 'off';
-      const normalised = useCache ? normaliseRequest(role.model, request) : undefined;
+      const normalised = useCache ? normaliseRequest(role.model, request, endpoint.baseUrls) : undefined;
       const key = normalised ? requestCacheKey(normalised) : '';
       if (cache && normalised && useCache) {
         const hit = await cache.get(key);
@@ -179,7 +182,8 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
           );
         }
       }
-      const answer = await network(request);
+      // A server may echo the key back in what it generates; the answer is stored in run files and the cache.
+      const answer = scrubAnswer(await network(request), scrub);
       const costUsd = callCostUsd(endpoint.prices, [role.model, answer.model], answer.promptTokens, answer.completionTokens);
       const usage: Usage = { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, cachedTokens: answer.cachedTokens, costUsd };
       const response: ChatResponse = {
@@ -200,6 +204,15 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
       }
       return response;
     },
+  };
+}
+
+function scrubAnswer(answer: WireAnswer, scrub: (text: string) => string): WireAnswer {
+  return {
+    ...answer,
+    content: answer.content === null ? null : scrub(answer.content),
+    toolCalls: answer.toolCalls.map((c) => ({ id: scrub(c.id), name: scrub(c.name), arguments: scrub(c.arguments) })),
+    model: scrub(answer.model),
   };
 }
 

@@ -7,6 +7,11 @@ import { canonicalJsonOf } from '../core/roles/llm/canonicalJson.js';
  * a streamed run replays a non-streamed recording and a key change does not invalidate a cache.
  */
 export interface NormalisedRequest {
+  /**
+   * The endpoint's servers, sorted: the same model name on another server is another model (a fleet behind one
+   * endpoint shares its recordings, whichever of its URLs answered).
+   */
+  baseUrls: string[];
   model: string;
   messages: ChatMessage[];
   tools: ChatRequest['tools'] | null;
@@ -17,8 +22,9 @@ export interface NormalisedRequest {
   seed: number | null;
 }
 
-export function normaliseRequest(model: string, request: ChatRequest): NormalisedRequest {
+export function normaliseRequest(model: string, request: ChatRequest, baseUrls: readonly string[]): NormalisedRequest {
   return {
+    baseUrls: [...new Set(baseUrls.map((u) => u.replace(/\/+$/, '')))].sort(),
     model,
     messages: request.messages.map(normaliseMessage),
     tools: request.tools && request.tools.length > 0 ? request.tools : null,

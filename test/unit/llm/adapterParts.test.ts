@@ -31,16 +31,22 @@ describe('adapter parts', () => {
   });
 
   describe('request key', () => {
+    const urls = ['http://127.0.0.1:8000/v1'];
     const base: ChatRequest = { messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }], temperature: 0.5, seed: 1 };
     it('ignores stream, signal and key order, and changes with anything that changes the answer', () => {
-      const k = requestCacheKey(normaliseRequest('m', base));
-      assert.equal(requestCacheKey(normaliseRequest('m', { seed: 1, temperature: 0.5, messages: base.messages, stream: true, signal: new AbortController().signal })), k);
-      assert.notEqual(requestCacheKey(normaliseRequest('m2', base)), k);
-      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, seed: 2 })), k);
-      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, temperature: 0.7 })), k);
-      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, toolChoice: 'required' })), k);
-      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, responseSchema: { name: 'x', schema: {} } })), k);
-      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, messages: [...base.messages, { role: 'user', content: 'more' }] })), k);
+      const k = requestCacheKey(normaliseRequest('m', base, urls));
+      assert.equal(requestCacheKey(normaliseRequest('m', { seed: 1, temperature: 0.5, messages: base.messages, stream: true, signal: new AbortController().signal }, urls)), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m2', base, urls)), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, seed: 2 }, urls)), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, temperature: 0.7 }, urls)), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, toolChoice: 'required' }, urls)), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, responseSchema: { name: 'x', schema: {} } }, urls)), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', { ...base, messages: [...base.messages, { role: 'user', content: 'more' }] }, urls)), k);
+      // Issue 11: another server with the same model name is another model; a fleet's URL order is not.
+      assert.notEqual(requestCacheKey(normaliseRequest('m', base, ['http://127.0.0.1:8001/v1'])), k);
+      const fleet = ['http://10.0.0.2:8000/v1', 'http://10.0.0.1:8000/v1/'];
+      assert.equal(requestCacheKey(normaliseRequest('m', base, fleet)), requestCacheKey(normaliseRequest('m', base, ['http://10.0.0.1:8000/v1', 'http://10.0.0.2:8000/v1'])));
+      assert.notEqual(positionalKey(normaliseRequest('m', base, ['http://127.0.0.1:8001/v1'])), positionalKey(normaliseRequest('m', base, urls)));
     });
     it('keys a seeded call by position: observations may differ, the model\'s own answers and the seed may not', () => {
       const turn = (observation: string, answer = 'a1', seed: number | null = 7): ChatRequest => ({
@@ -52,17 +58,17 @@ describe('adapter parts', () => {
         ],
         ...(seed !== null ? { seed } : {}),
       });
-      const k = positionalKey(normaliseRequest('m', turn('10:00')));
+      const k = positionalKey(normaliseRequest('m', turn('10:00'), urls));
       assert.ok(k);
-      assert.equal(positionalKey(normaliseRequest('m', turn('10:01'))), k);
-      assert.notEqual(requestCacheKey(normaliseRequest('m', turn('10:01'))), requestCacheKey(normaliseRequest('m', turn('10:00'))));
-      assert.notEqual(positionalKey(normaliseRequest('m', turn('10:00', 'a2'))), k);
-      assert.notEqual(positionalKey(normaliseRequest('m', turn('10:00', 'a1', 8))), k);
-      assert.equal(positionalKey(normaliseRequest('m', turn('10:00', 'a1', null))), undefined, 'no seed, no position');
+      assert.equal(positionalKey(normaliseRequest('m', turn('10:01'), urls)), k);
+      assert.notEqual(requestCacheKey(normaliseRequest('m', turn('10:01'), urls)), requestCacheKey(normaliseRequest('m', turn('10:00'), urls)));
+      assert.notEqual(positionalKey(normaliseRequest('m', turn('10:00', 'a2'), urls)), k);
+      assert.notEqual(positionalKey(normaliseRequest('m', turn('10:00', 'a1', 8), urls)), k);
+      assert.equal(positionalKey(normaliseRequest('m', turn('10:00', 'a1', null), urls)), undefined, 'no seed, no position');
     });
 
     it('names a request by model and first-message digest without printing it', () => {
-      const text = describeRequest(normaliseRequest('m', base));
+      const text = describeRequest(normaliseRequest('m', base, urls));
       assert.match(text, /^model "m", 2 messages, first message \(system\) sha256:[0-9a-f]{12}$/);
     });
   });
@@ -71,7 +77,14 @@ describe('adapter parts', () => {
     const key = 'abcdefghijklmnop-very-secret';
     const out = scrubSecrets(`failed with ${key}; Authorization: Bearer ${key} and sk-live_1234567890abcdef, api_key="zzz123"`, [key]);
     assert.ok(!out.includes(key) && !out.includes('sk-live_1234567890abcdef') && !out.includes('zzz123'), out);
-    assert.equal(scrubSecrets('plain none text', ['none']), 'plain none text', 'short placeholders are not keys');
+    // Issue 11: a configured key is masked whatever its length (a server echoed a 5-character key back).
+    assert.equal(scrubSecrets('the key k3y!x was refused; k3y!x again', ['k3y!x']), 'the key [redacted] was refused; [redacted] again');
+    assert.equal(scrubSecrets('abc and abcdef', ['abc', 'abcdef']), '[redacted] and [redacted]', 'longest first');
+    assert.equal(scrubSecrets('nothing to hide', ['']), 'nothing to hide', 'an empty key masks nothing');
+    assert.equal(scrubSecrets('http://alice:pw@host:8000/v1'), 'http://[redacted]@host:8000/v1');
+    const once = scrubSecrets(`Authorization: Bearer ${key}. Check api_key=${key} now`, [key]);
+    assert.equal(scrubSecrets(once, [key]), once, 'scrubbing twice changes nothing');
+    assert.match(once, /\. Check api_key=\[redacted\] now$/);
   });
 
   it('prices calls by requested model, then by the model that answered', () => {
