@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { specJsonSchemaFiles } from '../../core/spec/jsonSchema.js';
+import { outputJsonSchemaFiles, specJsonSchemaFiles } from '../../core/spec/jsonSchema.js';
 import type { CommandOutput } from './validate.js';
 
 export const defaultSchemaDir = join('environments', 'schemas');
@@ -20,7 +20,7 @@ export function runSchema(options: SchemaOptions, output: CommandOutput = { out:
   const shown = (f: string): string => relative(output.cwd, f) || f;
   let stale = 0;
   if (!options.check) mkdirSync(dir, { recursive: true });
-  for (const { name, text } of specJsonSchemaFiles()) {
+  for (const { name, text } of [...specJsonSchemaFiles(), ...outputJsonSchemaFiles()]) {
     const file = join(dir, name);
     const current = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
     if (current === text) {
@@ -41,7 +41,7 @@ export function runSchema(options: SchemaOptions, output: CommandOutput = { out:
 export function registerSchemaCommand(program: Command): void {
   program
     .command('schema')
-    .description('write the JSON Schemas of the spec formats (for editor completion and validation)')
+    .description('write the JSON Schemas of the spec formats (for editor completion and validation) and of the metrics and eval results Coevolve writes')
     .option('--out <dir>', 'folder to write them to', defaultSchemaDir)
     .option('--check', 'write nothing; exit 1 if a schema file is missing or stale')
     .action((options: SchemaOptions) => {

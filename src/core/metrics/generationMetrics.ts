@@ -5,39 +5,11 @@ import type { UserProfile } from '../spec/user.js';
 import { inBand } from './band.js';
 import { passAtK, passHatK, reportedK } from './passK.js';
 import type { PairStatsFull } from './pairStats.js';
-import { userRealism, type UserRealism } from './userRealism.js';
+import type { StoredGenerationMetrics } from './metricsSchema.js';
+import { userRealism } from './userRealism.js';
 
-export interface GenerationMetrics {
-  index: number;
-  rollouts: number;
-  pairs: number;
-  /** Over no-hint plays: verifier passed and the user's goal met. */
-  successRate: number;
-  /** Over no-hint plays: verifier alone (simulated-user reward is known to inflate; report both). */
-  verifierSuccessRate: number;
-  passAtK: Record<number, number>;
-  passHatK: Record<number, number>;
-  meanReward: number;
-  rewardComponents: { verifier: number; userGoal: number; satisfaction: number; efficiency: number; rubric: number };
-  regret: number;
-  regretPositiveShare: number;
-  meanDifficulty: number;
-  difficulty: { tooEasy: number; frontier: number; tooHard: number; maxLevel: number; meanKnobs: Record<string, number> };
-  inBandShare: number;
-  frontierYield: { proposed: number; accepted: number; inBand: number; share: number };
-  rejections: Record<string, number>;
-  diversity: { families: number; niches: number; skillEntropy: number; archiveSize: number };
-  archive: { size: number; added: number; retired: number };
-  /** Users played this generation; `evolvedShare` and `meanLineageGeneration` show users co-evolving. */
-  users: { meanPatience: number; meanCooperativeness: number; meanAmbiguity: number; onRequestShare: number; evolvedShare: number; meanLineageGeneration: number; realism: UserRealism };
-  agent: { id: string; changed: boolean; change?: string; genes?: Record<string, unknown> };
-  tokens: number;
-  costUsd: number;
-  errors: number;
-  truncated: number;
-  durationMs: number;
-  pairsDetail: PairStatsFull[];
-}
+/** The stored per-generation metrics: version-1 fields always, version-2 fields when recorded (see metricsSchema.ts). */
+export type GenerationMetrics = StoredGenerationMetrics;
 
 const mean = (xs: number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 

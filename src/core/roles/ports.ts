@@ -95,13 +95,53 @@ export type Proposal<T> =
   | { ok: true; child: T; operator: string; usage: Usage; repairs?: number }
   | { ok: false; operator: string; reason: string; usage: Usage };
 
+/**
+ * One single-step edit a designer or user evolver can make to a parent (a knob one step up or down, a behaviour
+ * move). The controller chooses among the listed moves from its fitted model; the role executes the chosen one.
+ */
+export interface DesignMove {
+  /** Stable name, recorded as the child's lineage operator, e.g. "harder:hiddenState" or "easier:more_disclosure". */
+  id: string;
+  direction: Direction;
+  /** The knob or behaviour field it moves, when there is one. */
+  knob?: string;
+  /** From and to values of that knob, when known (shown in lineage and reports). */
+  from?: number | string;
+  to?: number | string;
+  /**
+   * Expected change of measured difficulty on the logit scale (+ harder), when the role has measured it (e.g. a
+   * calibration bench). The controller starts from it and learns each move's effect from the run's own outcomes.
+   */
+  expectedEffect?: number;
+  description: string;
+}
+
+/** What every move-making call gets: the parent, the chosen move, the child's generation and a stream. */
+export interface ApplyMoveInput<T> {
+  parent: T;
+  move: DesignMove;
+  generation: number;
+  rng: Rng;
+  signal?: Cancellation;
+}
+
 export interface DesignerRole extends RoleIdentity {
-  /** Proposes a child environment; the child has a new id and its lineage filled in. */
+  /** Proposes a child environment in a direction; the child has a new id and its lineage filled in. */
   propose(input: { parent: EnvironmentSpec; direction: Direction; knob?: string; stats: PairStats; generation: number; rng: Rng; signal?: Cancellation }): Promise<Proposal<EnvironmentSpec>>;
+  /**
+   * The single-step edits available for this parent, harder and easier alike (empty at every bound). Absent for
+   * designers that can only propose (LLM designers): the controller then asks `propose` for a direction.
+   */
+  moves?(parent: EnvironmentSpec): DesignMove[];
+  /** The child of one listed move: same content as the parent, that one change; lineage operator = move.id. */
+  apply?(input: ApplyMoveInput<EnvironmentSpec>): Promise<Proposal<EnvironmentSpec>>;
 }
 
 export interface UserEvolverRole extends RoleIdentity {
   propose(input: { parent: UserProfile; direction: Direction; stats: PairStats; generation: number; rng: Rng; signal?: Cancellation }): Promise<Proposal<UserProfile>>;
+  /** Single-step behaviour moves available for this user inside the realism bounds; absent: `propose` by direction. */
+  moves?(parent: UserProfile): DesignMove[];
+  apply?(input: ApplyMoveInput<UserProfile>): Promise<Proposal<UserProfile>>;
 }
 
 export interface JudgeRole extends RoleIdentity {

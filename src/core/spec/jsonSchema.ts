@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { specApiVersion } from './common.js';
+import { evalResultSchema, generationMetricsSchema } from '../metrics/metricsSchema.js';
 import { specKindInfo, specKinds, type SpecKind } from './kinds.js';
 
 /**
@@ -22,4 +23,17 @@ export interface SchemaFile {
 /** Every schema as the exact text written to disk, so a test can tell when the committed files are stale. */
 export function specJsonSchemaFiles(): SchemaFile[] {
   return specKinds.map((kind) => ({ name: specKindInfo[kind].schemaFile, text: `${JSON.stringify(specJsonSchema(kind), null, 2)}\n` }));
+}
+
+/** The formats Coevolve writes and viewers read: per-generation metrics and `coevolve eval` results. */
+export function outputJsonSchemaFiles(): SchemaFile[] {
+  const of = (title: string, schema: z.ZodType): string => {
+    const generated = z.toJSONSchema(schema, { io: 'output', target: 'draft-2020-12' }) as Record<string, unknown>;
+    const { $schema, ...rest } = generated;
+    return `${JSON.stringify({ $schema, title, ...rest }, null, 2)}\n`;
+  };
+  return [
+    { name: 'generation-metrics.schema.json', text: of('Coevolve generation metrics (version 2)', generationMetricsSchema) },
+    { name: 'eval-result.schema.json', text: of('Coevolve eval result (version 1)', evalResultSchema) },
+  ];
 }

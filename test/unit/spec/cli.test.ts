@@ -66,10 +66,10 @@ describe('coevolve validate / schema / init', () => {
     assert.match(io.text(), /^\d+ spec files checked, no problems\n$/);
   });
 
-  it('schema writes the four schemas, and --check finds them current', () => {
+  it('schema writes the four spec schemas and the two output schemas, and --check finds them current', () => {
     const io = capture(tmp);
     assert.equal(runSchema({ out: 'schemas' }, io), 0);
-    assert.deepEqual(readdirSync(join(tmp, 'schemas')).sort(), ['agent.schema.json', 'environment.schema.json', 'run.schema.json', 'user.schema.json']);
+    assert.deepEqual(readdirSync(join(tmp, 'schemas')).sort(), ['agent.schema.json', 'environment.schema.json', 'eval-result.schema.json', 'generation-metrics.schema.json', 'run.schema.json', 'user.schema.json']);
     const check = capture(tmp);
     assert.equal(runSchema({ out: 'schemas', check: true }, check), 0);
     assert.equal(runSchema({ out: 'elsewhere', check: true }, capture(tmp)), 1);
