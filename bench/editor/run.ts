@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { summarizeRollout } from '../../src/core/rollout/trajectory.js';
-import { EventTail } from '../../src/extension/runs/eventTail.js';
+import { EventTail } from '../../src/viewdata/eventTail.js';
 import { childrenOf, runNode, type RunTreeNode, type TreeContext, type TreeView } from '../../src/extension/runs/runTreeModel.js';
 import { readEventLog } from '../../src/store/eventLog.js';
 import { indexEvents } from '../../src/store/runReader.js';

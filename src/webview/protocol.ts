@@ -16,11 +16,51 @@ export type RolloutRef = z.infer<typeof rolloutRefSchema>;
 
 const runDirSchema = z.strictObject({ runDir: z.string().min(1).max(4096) });
 
+const shortText = z.string().min(1).max(256);
+/** Filters of the flat rollout table (and of search): every one optional, all of them must hold. */
+export const rolloutFilterSchema = z.strictObject({
+  generations: z.array(z.number().int().min(0)).max(10_000).optional(),
+  /** Score threshold: total reward at least / at most. */
+  minReward: z.number().finite().optional(),
+  maxReward: z.number().finite().optional(),
+  statuses: z.array(z.enum(['terminated', 'truncated', 'error'])).max(3).optional(),
+  outcome: z.enum(['passed', 'failed']).optional(),
+  families: z.array(shortText).max(1000).optional(),
+  users: z.array(shortText).max(1000).optional(),
+  /** Any of these tags. */
+  tags: z.array(shortText).max(1000).optional(),
+  /** true: hint plays only; false: no hint plays. */
+  hint: z.boolean().optional(),
+  pairId: shortText.optional(),
+});
+export type RolloutFilter = z.infer<typeof rolloutFilterSchema>;
+export const rolloutSortKeys = ['generation', 'reward', 'durationMs', 'costUsd', 'tokens', 'steps', 'family', 'userId', 'envId', 'status', 'trial'] as const;
+export type RolloutSortKey = (typeof rolloutSortKeys)[number];
+export const rolloutTableQuerySchema = z.strictObject({
+  runDir: z.string().min(1).max(4096),
+  filter: rolloutFilterSchema.optional(),
+  sort: z.strictObject({ key: z.enum(rolloutSortKeys), dir: z.enum(['asc', 'desc']) }).optional(),
+  offset: z.number().int().min(0).optional(),
+  limit: z.number().int().min(1).max(5000).optional(),
+});
+export type RolloutTableQuery = z.infer<typeof rolloutTableQuerySchema>;
+export const rolloutSearchSchema = z.strictObject({
+  runDir: z.string().min(1).max(4096),
+  query: z.string().min(1).max(200),
+  filter: rolloutFilterSchema.optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+});
+export type RolloutSearchQuery = z.infer<typeof rolloutSearchSchema>;
+
 /** Params of each request; the result types are below, keyed the same way. */
 export const requestParams = {
   'rollout/get': rolloutRefSchema,
   'dashboard/get': z.strictObject({ runDir: z.string().min(1).max(4096), compareRunDir: z.string().min(1).max(4096).optional() }),
   'runs/list': z.strictObject({}),
+  /** The flat rollout table across generations: filtered, sorted, one page of rows. */
+  'rollouts/table': rolloutTableQuerySchema,
+  /** Full-text search across the transcripts of a run's rollouts (case-insensitive substring). */
+  'rollouts/search': rolloutSearchSchema,
 } as const;
 
 export const commandParams = {
@@ -126,12 +166,85 @@ export interface RunChoice {
   runDir: string;
   label: string;
   description: string;
+  name: string;
+  runId: string;
+  startedAt: string;
+  status: string;
+  /** Generations with stored metrics. */
+  generations: number;
+  /** Rollouts of those generations (from their stored metrics). */
+  rollouts: number;
+  /** Success rate of the last generation with metrics. */
+  lastSuccessRate?: number;
+}
+
+/** One rollout of the flat table: its index summary plus what the run knows of its environment. */
+export interface RolloutRow {
+  id: string;
+  generation: number;
+  pairId: string;
+  envId: string;
+  userId: string;
+  family: string;
+  difficulty: number | null;
+  trial: number;
+  hint: boolean;
+  status: 'terminated' | 'truncated' | 'error';
+  success: boolean;
+  reward: number;
+  durationMs: number;
+  costUsd: number;
+  tokens: number;
+  steps: number;
+  tags: string[];
+  firstErrorStep?: number;
+}
+
+export interface RolloutFacets {
+  generations: number[];
+  families: string[];
+  users: string[];
+  tags: string[];
+}
+
+export interface RolloutTable {
+  runDir: string;
+  runName: string;
+  /** Rows matching the filter, before paging. */
+  total: number;
+  offset: number;
+  rows: RolloutRow[];
+  /** Values present in the whole run, for filter pickers. */
+  facets: RolloutFacets;
+  /** Rollouts started and not finished yet (not rows until they finish). */
+  running: number;
+}
+
+export interface SearchHit {
+  row: RolloutRow;
+  /** First matching step, and how many steps of the rollout match. */
+  stepId: number;
+  source: string;
+  snippet: string;
+  matches: number;
+}
+
+export interface SearchResult {
+  runDir: string;
+  query: string;
+  /** Rollouts with a match (all of them, even past the limit). */
+  total: number;
+  hits: SearchHit[];
+  /** Rollouts whose transcripts were searched. */
+  searched: number;
 }
 
 export interface RequestResults {
   'rollout/get': RolloutView;
   'dashboard/get': DashboardView;
   'runs/list': RunChoice[];
+  'rollouts/table': RolloutTable;
+  'rollouts/search': SearchResult;
 }
 
 // Envelopes.

@@ -9,6 +9,7 @@ import { RolloutPanels } from '../viewer/rolloutPanels.js';
 import type { RolloutRef } from '../../webview/protocol.js';
 import { replayPty } from './replayTerminal.js';
 import { RunCommands } from './runCommands.js';
+import { ViewData } from '../../viewdata/viewRequests.js';
 
 /** What the vscode test suites reach through the extension's API. */
 export interface EditorApi {
@@ -60,12 +61,14 @@ export function activateEditor(context: vscode.ExtensionContext, log: vscode.Log
     replays.push({ terminal, done: pty.done });
     return terminal;
   };
+  // One data layer for every panel, so the table rows and the transcript index of a run are built once.
+  const viewData = new ViewData(registry);
   const rolloutPanels = new RolloutPanels(context.extensionUri, registry, {
     rerun: (ref) => void runCommands.rerun(ref),
     replay: (ref) => void replay(ref),
     openFile,
-  }, log);
-  const dashboards = new DashboardPanels(context.extensionUri, registry, (ref) => void rolloutPanels.show(ref), log);
+  }, log, viewData);
+  const dashboards = new DashboardPanels(context.extensionUri, registry, (ref) => void rolloutPanels.show(ref), log, viewData);
   const setView = (change: Partial<TreeView>): void => tree.setView({ ...tree.treeView, ...change, filter: { ...tree.treeView.filter, ...change.filter } });
 
   const register = (id: string, fn: (...args: never[]) => unknown): void => void context.subscriptions.push(vscode.commands.registerCommand(id, fn));

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { runLayout } from '../../store/layout.js';
 import { isRunAlive } from '../../store/runReader.js';
-import type { RunRegistry } from '../runs/runRegistry.js';
+import type { RunRegistry } from '../../viewdata/runRegistry.js';
 import type { RunTreeNode } from '../runs/runTreeModel.js';
 import { readSettings } from '../settings.js';
 import { startCli, type CliRun } from './cliProcess.js';

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { RunRegistry } from '../runs/runRegistry.js';
+import type { RunRegistry } from '../../viewdata/runRegistry.js';
 import { dashboardPanelStateSchema, type HostMessage } from '../../webview/protocol.js';
 import { connectWebview, dispatch, notify, renderApp, type WebviewEndpoint } from '../viewer/webviewHost.js';
-import { dashboardView, runChoices } from './dashboardData.js';
+import { ViewData } from '../../viewdata/viewRequests.js';
 
 export const dashboardViewType = 'coevolve.dashboard';
 
@@ -16,13 +16,16 @@ interface OpenDashboard {
 export class DashboardPanels implements vscode.Disposable {
   private readonly open = new Map<string, OpenDashboard>();
   private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly data: ViewData;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly registry: RunRegistry,
     private readonly openRollout: (ref: { runDir: string; generation: number; rolloutId: string }) => void,
     private readonly log: vscode.LogOutputChannel,
+    data?: ViewData,
   ) {
+    this.data = data ?? new ViewData(registry);
     const changes = registry.onDidChange((dir, events) => {
       if (events.length === 0) return;
       for (const d of this.open.values()) void notify(d.panel.webview, 'run/changed', { runDir: dir });
@@ -62,14 +65,10 @@ export class DashboardPanels implements vscode.Disposable {
     renderApp(panel.webview, this.extensionUri, 'dashboard', 'coevolve-dashboard', panel.title, { runDir, ...(compareRunDir ? { compareRunDir } : {}) });
     const endpoint: WebviewEndpoint = {
       requests: {
-        'dashboard/get': (p) => {
-          const run = this.registry.get(p.runDir);
-          run.refresh();
-          const compare = p.compareRunDir ? this.registry.get(p.compareRunDir) : undefined;
-          compare?.refresh();
-          return dashboardView(run.run, compare?.run);
-        },
-        'runs/list': () => runChoices(this.registry.outputDirs()),
+        'dashboard/get': this.data.handlers['dashboard/get'],
+        'runs/list': this.data.handlers['runs/list'],
+        'rollouts/table': this.data.handlers['rollouts/table'],
+        'rollouts/search': this.data.handlers['rollouts/search'],
       },
       commands: {
         'rollout/open': (p) => this.openRollout(p),

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { runsOutputDirs } from '../settings.js';
-import { RunRegistry } from './runRegistry.js';
+import { RunRegistry } from '../../viewdata/runRegistry.js';
 import { RunsTreeProvider } from './runsTreeProvider.js';
 import { watchRuns } from './runWatcher.js';
 

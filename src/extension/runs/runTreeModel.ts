@@ -1,11 +1,11 @@
 // The Runs tree as plain data: which nodes a run, generation or pair has, with labels, descriptions, icons, filters
 // and sorting. No `vscode` import, so it is unit-tested and benchmarked without an editor. Everything shown comes
 // from the run index (events.jsonl) and the stored generation metrics; the only arithmetic is counting.
-import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
 import type { PairStatsFull } from '../../core/metrics/pairStats.js';
 import type { PairPlan } from '../../core/ports/runStore.js';
 import type { RolloutSummary } from '../../core/rollout/trajectory.js';
 import type { GenerationIndex, RunIndex } from '../../store/runReader.js';
+import type { EnvInfo, RunSource } from '../../viewdata/liveRun.js';
 
 export type SortKey = 'default' | 'reward' | 'duration' | 'cost';
 
@@ -25,19 +25,9 @@ export interface TreeView {
 
 export const defaultView: TreeView = { filter: {}, sort: 'default' };
 
-/** What the tree knows of an environment version without the rollout files: read once from environments/<id>.json. */
-export interface EnvInfo {
-  family: string;
-  difficulty: number;
-  title: string;
-}
-
-export interface TreeContext {
-  run: RunIndex;
-  /** Stored metrics of a finished generation, if written. */
-  metrics(generation: number): GenerationMetrics | undefined;
-  env(envId: string): EnvInfo | undefined;
-}
+export type { EnvInfo };
+/** The tree reads a run the way every viewer does (src/viewdata). */
+export type TreeContext = RunSource;
 
 /** A codicon id plus an optional theme colour id. */
 export interface NodeIcon {

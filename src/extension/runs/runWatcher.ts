@@ -1,7 +1,7 @@
 import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 import { readSettings } from '../settings.js';
-import { RunRegistry } from './runRegistry.js';
+import { RunRegistry } from '../../viewdata/runRegistry.js';
 
 /**
  * Watches `<runsFolder>/*\/events.jsonl` and `manifest.json` in every workspace folder and tells the registry, which

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { RunRegistry } from './runRegistry.js';
+import { RunRegistry } from '../../viewdata/runRegistry.js';
 import { childrenOf, defaultView, describeView, isFiltered, problemNode, runNode, type RunTreeNode, type TreeView } from './runTreeModel.js';
 
 export type { RunTreeNode };

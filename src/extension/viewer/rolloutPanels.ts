@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { RunEvent } from '../../core/ports/runStore.js';
-import type { RunRegistry } from '../runs/runRegistry.js';
+import type { RunRegistry } from '../../viewdata/runRegistry.js';
 import { rolloutPanelStateSchema, type HostMessage, type RolloutRef } from '../../webview/protocol.js';
-import { rolloutView } from './rolloutData.js';
+import { ViewData } from '../../viewdata/viewRequests.js';
 import { connectWebview, dispatch, notify, renderApp, type WebviewEndpoint } from './webviewHost.js';
 
 export const rolloutViewType = 'coevolve.rollout';
@@ -29,13 +29,16 @@ const keyOf = (ref: RolloutRef): string => `${ref.runDir}#${ref.rolloutId}`;
 export class RolloutPanels implements vscode.Disposable {
   private readonly open = new Map<string, OpenPanel>();
   private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly data: ViewData;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly registry: RunRegistry,
     private readonly actions: RolloutActions,
     private readonly log: vscode.LogOutputChannel,
+    data?: ViewData,
   ) {
+    this.data = data ?? new ViewData(registry);
     const changes = registry.onDidChange((dir, events) => this.onRunChanged(dir, events));
     this.subscriptions.push(
       new vscode.Disposable(() => changes.dispose()),
@@ -70,7 +73,7 @@ export class RolloutPanels implements vscode.Disposable {
     renderApp(panel.webview, this.extensionUri, 'rolloutViewer', 'coevolve-rollout-viewer', `Rollout ${ref.rolloutId}`, { ...ref, ...(step !== undefined ? { step } : {}) });
     const endpoint: WebviewEndpoint = {
       requests: {
-        'rollout/get': (p) => rolloutView(this.registry.get(p.runDir).run, p),
+        'rollout/get': this.data.handlers['rollout/get'],
       },
       commands: {
         'rollout/open': (p) => void this.show({ runDir: p.runDir, generation: p.generation, rolloutId: p.rolloutId }, p.step),

@@ -3,9 +3,11 @@ import {
   parseWebviewMessage, type CommandMethod, type CommandParamsOf, type HostMessage, type NotificationMethod, type NotificationParamsOf,
   type RequestMethod, type RequestParamsOf, type RequestResults,
 } from '../../webview/protocol.js';
+import type { RequestHandlers } from '../../viewdata/viewRequests.js';
 import { webviewHtml } from './webviewHtml.js';
 
-export type RequestHandlers = { [M in RequestMethod]?: (params: RequestParamsOf<M>) => RequestResults[M] | Promise<RequestResults[M]> };
+export type { RequestHandlers };
+
 export type CommandHandlers = { [M in CommandMethod]?: (params: CommandParamsOf<M>) => void | Promise<void> };
 
 export interface WebviewEndpoint {

@@ -21,11 +21,5 @@ export function highlight(text: string, query: string): TemplateResult | string 
   return html`${parts}`;
 }
 
-/** The searchable text of a step: its message, tool-call arguments and outputs. */
-export function stepText(step: { message: string; tool_calls?: { arguments: Record<string, unknown> }[]; observation?: { results: { content: string; command?: { stderr: string } }[] }; extra?: { error?: string } }): string {
-  const parts = [step.message];
-  for (const c of step.tool_calls ?? []) parts.push(JSON.stringify(c.arguments));
-  for (const r of step.observation?.results ?? []) parts.push(r.content, r.command?.stderr ?? '');
-  if (step.extra?.error) parts.push(step.extra.error);
-  return parts.join('\n').toLowerCase();
-}
+// One definition with the run-wide transcript search (src/viewdata/transcriptSearch.ts).
+export { stepText } from '../../viewdata/stepText.js';

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RunEvent } from '../../core/ports/runStore.js';
-import { runLayout } from '../../store/layout.js';
-import { listRuns } from '../../store/runReader.js';
+import type { RunEvent, RunManifest } from '../core/ports/runStore.js';
+import { runLayout } from '../store/layout.js';
+import { listRuns } from '../store/runReader.js';
 import { LiveRun } from './liveRun.js';
 
 export interface RunEntry {
@@ -12,11 +12,26 @@ export interface RunEntry {
 }
 
 /**
+ * How a host names runs in the protocol (`runDir` in params and results). The editor names a run by its absolute
+ * directory; `coevolve view` by a short key it made when it listed the run, so a browser never sends a path.
+ */
+export interface RunResolver {
+  /** The live run a reference names; throws when it names none. */
+  get(ref: string): LiveRun;
+  /** The run directories the host shows, newest first, with their manifests (no event log is read). */
+  listed(): { dir: string; manifest: RunManifest }[];
+  /** The reference of a listed run directory. */
+  refOf(dir: string): string;
+  /** The path a viewer shows (and the editor opens) for a file of a run. */
+  displayPath(dir: string, path: string): string;
+}
+
+/**
  * The runs the editor knows, one LiveRun per run directory shared by the tree, the viewers and the dashboard, so
  * the event log of a run is read once whoever asks. Run directories are found under the output folders given by
  * `outputDirs()` (the `coevolve.runsFolder` of each workspace folder).
  */
-export class RunRegistry {
+export class RunRegistry implements RunResolver {
   private readonly runs = new Map<string, RunEntry>();
   private readonly listeners = new Set<(dir: string, events: RunEvent[]) => void>();
 
@@ -34,6 +49,13 @@ export class RunRegistry {
     }
     // Runs opened explicitly (e.g. a second run to compare) stay known even outside the output folders.
     for (const [dir, e] of this.runs) if (!seen.has(dir) && e.live) out.push(e);
+    return out;
+  }
+
+  listed(): { dir: string; manifest: RunManifest }[] {
+    const out = this.outputDirs().flatMap((folder) => listRuns(folder));
+    const seen = new Set(out.map((r) => r.dir));
+    for (const [dir, e] of this.runs) if (!seen.has(dir) && e.live) out.push({ dir, manifest: e.live.manifest });
     return out;
   }
 
@@ -58,6 +80,14 @@ export class RunRegistry {
       throw new Error(e.problem ?? `${dir} cannot be read`);
     }
     return e.live;
+  }
+
+  refOf(dir: string): string {
+    return dir;
+  }
+
+  displayPath(_dir: string, path: string): string {
+    return path;
   }
 
   /** Reads what was appended to a run's event log and tells the listeners. */

@@ -1,17 +1,31 @@
 import { existsSync } from 'node:fs';
-import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
-import type { RunEvent, RunManifest } from '../../core/ports/runStore.js';
-import { runLayout } from '../../store/layout.js';
-import { indexEvents, readEnvironment, readGenerationMetrics, readManifest, type RunIndex } from '../../store/runReader.js';
+import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
+import type { RunEvent, RunManifest } from '../core/ports/runStore.js';
+import { runLayout } from '../store/layout.js';
+import { indexEvents, readEnvironment, readGenerationMetrics, readManifest, type RunIndex } from '../store/runReader.js';
 import { EventTail } from './eventTail.js';
-import type { EnvInfo, TreeContext } from './runTreeModel.js';
+
+/** What a viewer knows of an environment version without the rollout files: read once from environments/<id>.json. */
+export interface EnvInfo {
+  family: string;
+  difficulty: number;
+  title: string;
+}
+
+/** A run as every viewer reads it: the index of its events, stored metrics, environment facts. */
+export interface RunSource {
+  run: RunIndex;
+  /** Stored metrics of a finished generation, if written. */
+  metrics(generation: number): GenerationMetrics | undefined;
+  env(envId: string): EnvInfo | undefined;
+}
 
 /**
- * One run directory as the editor sees it: the event log read incrementally, the index rebuilt from the events in
+ * One run directory as a viewer (the editor or `coevolve view`) sees it: the event log read incrementally, the index rebuilt from the events in
  * memory (never by re-reading the file), stored metrics and environment facts cached once they exist (they are
  * written once and never change).
  */
-export class LiveRun implements TreeContext {
+export class LiveRun implements RunSource {
   readonly manifest: RunManifest;
   private readonly tail: EventTail;
   private events: RunEvent[] = [];

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import type { RunEvent } from '../../core/ports/runStore.js';
+import type { RunEvent } from '../core/ports/runStore.js';
 
 /**
  * Reads events.jsonl incrementally: each call reads only the bytes appended since the last one and returns the

@@ -1,8 +1,8 @@
 import { diffLines } from 'diff';
 import { stringify } from 'yaml';
-import type { RunIndex } from '../../store/runReader.js';
-import { readEnvironment, readUser } from '../../store/runReader.js';
-import type { SpecView } from '../../webview/protocol.js';
+import type { RunIndex } from '../store/runReader.js';
+import { readEnvironment, readUser } from '../store/runReader.js';
+import type { SpecView } from '../webview/protocol.js';
 
 const toYaml = (spec: unknown): string => stringify(spec, { lineWidth: 0 });
 

@@ -1,9 +1,9 @@
-import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
-import { listRuns, readEnvironment, readGenerationMetrics, type RunIndex } from '../../store/runReader.js';
-import type { DashboardView, LineageNode, RunChoice, RunOverview } from '../../webview/protocol.js';
+import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
+import { readEnvironment, readGenerationMetrics, type RunIndex } from '../store/runReader.js';
+import type { DashboardView, LineageNode, RunOverview } from '../webview/protocol.js';
 
 /** The stored per-generation metrics of a run (never recomputed here) and what is still pending. */
-export function runOverview(run: RunIndex): RunOverview {
+export function runOverview(run: RunIndex, ref: string = run.dir): RunOverview {
   const generations: GenerationMetrics[] = [];
   const pendingGenerations: number[] = [];
   for (const g of run.generations) {
@@ -13,7 +13,7 @@ export function runOverview(run: RunIndex): RunOverview {
   }
   const c = run.manifest.config;
   return {
-    runDir: run.dir, name: run.manifest.name, runId: run.manifest.runId, status: run.status, startedAt: run.manifest.startedAt,
+    runDir: ref, name: run.manifest.name, runId: run.manifest.runId, status: run.status, startedAt: run.manifest.startedAt,
     k: c.k, band: { low: c.band.low, high: c.band.high }, roles: run.manifest.roles, generations, pendingGenerations,
   };
 }
@@ -54,21 +54,13 @@ export function lineage(run: RunIndex, overview: RunOverview): LineageNode[] {
   return nodes;
 }
 
-export function dashboardView(run: RunIndex, compare: RunIndex | undefined): DashboardView {
-  const overview = runOverview(run);
+export function dashboardView(run: RunIndex, compare: RunIndex | undefined, refOf: (dir: string) => string = (d) => d): DashboardView {
+  const overview = runOverview(run, refOf(run.dir));
   return {
     run: overview,
     lineage: lineage(run, overview),
     rejections: run.rejections.map((r) => ({ kind: r.kind, id: r.id, parent: r.parent, operator: r.operator, reason: r.reason, generation: r.generation })),
     agentUpdates: run.agentUpdates.map((a) => ({ generation: a.generation, fromId: a.fromId, toId: a.toId, change: a.change, promoted: a.promoted })),
-    compare: compare ? runOverview(compare) : null,
+    compare: compare ? runOverview(compare, refOf(compare.dir)) : null,
   };
-}
-
-export function runChoices(outputDirs: string[]): RunChoice[] {
-  return outputDirs.flatMap((d) => listRuns(d)).map((r) => ({
-    runDir: r.dir,
-    label: r.manifest.name,
-    description: `${r.manifest.startedAt.replace('T', ' ').slice(0, 16)} · ${r.manifest.runId}`,
-  }));
 }

@@ -1,0 +1,77 @@
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openRun } from '../../../src/store/runReader.js';
+import { queryRolloutTable } from '../../../src/viewdata/rolloutTable.js';
+import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
+import { ViewData } from '../../../src/viewdata/viewRequests.js';
+import { makeRun } from '../../fixtures/makeRun.js';
+
+describe('view data layer (shared by the editor and coevolve view)', () => {
+  let out: string;
+  let runDir: string;
+  let data: ViewData;
+
+  before(async function () {
+    this.timeout(30_000);
+    out = mkdtempSync(join(tmpdir(), 'coevolve-viewdata-'));
+    runDir = await makeRun(out, { generations: 3, pairsPerGeneration: 4, k: 3, hintPlays: 1 });
+    await makeRun(out, { name: 'other', seed: 3, generations: 2, startedAt: '2025-11-29T09:00:00.000Z' });
+    data = new ViewData(new RunRegistry(() => [out]));
+  });
+  after(() => rmSync(out, { recursive: true, force: true }));
+
+  it('lists runs newest first with status, generations and rollouts read from small files', () => {
+    const runs = data.handlers['runs/list']({});
+    assert.deepEqual(runs.map((r) => r.name), ['fixture', 'other']);
+    const index = openRun(runDir);
+    const first = runs[0]!;
+    assert.equal(first.status, index.status);
+    assert.equal(first.generations, 3);
+    assert.equal(first.rollouts, index.rollouts.size, 'rollouts counted from the stored metrics agree with the index');
+    assert.equal(typeof first.lastSuccessRate, 'number');
+  });
+
+  it('answers the flat rollout table across generations: filter by score, status, family, user, tags; sort; page', () => {
+    const all = data.handlers['rollouts/table']({ runDir, limit: 5000 });
+    const index = openRun(runDir);
+    assert.equal(all.total, index.rollouts.size);
+    assert.deepEqual(all.facets.generations, [0, 1, 2]);
+    assert.ok(all.facets.families.length >= 2 && all.facets.users.length >= 2);
+    const high = data.handlers['rollouts/table']({ runDir, filter: { minReward: 0.5, hint: false }, sort: { key: 'reward', dir: 'desc' }, limit: 5000 });
+    assert.ok(high.total > 0 && high.total < all.total);
+    assert.ok(high.rows.every((r) => r.reward >= 0.5 && !r.hint));
+    for (let i = 1; i < high.rows.length; i++) assert.ok(high.rows[i - 1]!.reward >= high.rows[i]!.reward, 'sorted by reward, descending');
+    const fam = all.facets.families[0]!;
+    const user = all.facets.users[0]!;
+    const both = data.handlers['rollouts/table']({ runDir, filter: { families: [fam], users: [user], generations: [1] }, limit: 5000 });
+    assert.ok(both.rows.every((r) => r.family === fam && r.userId === user && r.generation === 1));
+    assert.equal(both.total, all.rows.filter((r) => r.family === fam && r.userId === user && r.generation === 1).length);
+    const page = data.handlers['rollouts/table']({ runDir, offset: 10, limit: 7 });
+    assert.deepEqual(page.rows.map((r) => r.id), all.rows.slice(10, 17).map((r) => r.id));
+    const failed = queryRolloutTable(all.rows, { filter: { outcome: 'failed', statuses: ['terminated', 'truncated'] } });
+    assert.ok(failed.rows.every((r) => !r.success && r.status !== 'error'));
+  });
+
+  it('searches the transcripts of every rollout, case-insensitively, with the matching step and a snippet', () => {
+    const r = data.handlers['rollouts/search']({ runDir, query: 'ONERROR' });
+    assert.ok(r.total > 0, 'the fixture hostile message is found');
+    assert.equal(r.searched, openRun(runDir).rollouts.size);
+    const hit = r.hits[0]!;
+    assert.match(hit.snippet, /onerror/);
+    const view = data.handlers['rollout/get']({ runDir, generation: hit.row.generation, rolloutId: hit.row.id });
+    const step = view.record?.steps.find((s) => s.step_id === hit.stepId);
+    assert.ok(step && /onerror/i.test(step.message), 'the hit names a step whose text has the query');
+    const none = data.handlers['rollouts/search']({ runDir, query: 'no such text anywhere 9f3a' });
+    assert.equal(none.total, 0);
+    const filtered = data.handlers['rollouts/search']({ runDir, query: 'onerror', filter: { generations: [2] } });
+    assert.ok(filtered.hits.every((h) => h.row.generation === 2));
+  });
+
+  it('refuses a rollout id or generation the index does not know, before any file name is made', () => {
+    const any = data.handlers['rollouts/table']({ runDir, limit: 1 }).rows[0]!;
+    assert.throws(() => data.handlers['rollout/get']({ runDir, generation: any.generation, rolloutId: '../../manifest' }), /is not in generation/);
+    assert.throws(() => data.handlers['rollout/get']({ runDir, generation: any.generation + 1, rolloutId: any.id }), /is not in generation/);
+  });
+});
