@@ -5,3 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 node dist/cli.js sandbox build-image --variant busybox
 node dist/cli.js sandbox build-image --variant debian
+# The richer base of imported and fixture tasks whose tests run pytest (Python, pytest, curl from Debian).
+node dist/cli.js sandbox build-image --variant python

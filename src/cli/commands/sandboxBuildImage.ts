@@ -9,7 +9,7 @@ export function registerSandboxBuildImageCommand(sandbox: Command): void {
   sandbox
     .command('build-image')
     .description('Build the local base images (no registry needed) and export their root folders for bwrap.')
-    .option('--variant <variant>', 'busybox (2 MB, seconds) or debian (debootstrap minbase with the usual tools, ~1 min, needs root)', 'busybox')
+    .option('--variant <variant>', 'busybox (2 MB, seconds), debian (debootstrap minbase with the usual tools, ~1 min, needs root) or python (debian plus Python, pytest and curl, for imported tasks; ~2 min, needs root)', 'busybox')
     .option('--host <url>', 'Docker endpoint (default DOCKER_HOST or the local socket)')
     .option('--rootfs-only', 'only export the root folder (for bwrap on a machine without Docker)')
     .option('--force', 'rebuild even when the image and root folder exist')

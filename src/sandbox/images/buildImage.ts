@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type Docker from 'dockerode';
-import { baseImageTags, rootfsDir, rootfsMarker } from './baseImages.js';
+import { baseImageTags, packagesOf, rootfsDir, rootfsMarker } from './baseImages.js';
 import type { BaseImageVariant } from './baseImages.js';
 import { buildBusyboxRootfs, buildDebianRootfs } from './rootfs.js';
 
@@ -48,7 +48,7 @@ export async function buildBaseImage(variant: BaseImageVariant, options: BuildIm
     await mkdir(tmp);
     try {
       if (variant === 'busybox') await buildBusyboxRootfs(tmp);
-      else await buildDebianRootfs(tmp, log);
+      else await buildDebianRootfs(tmp, log, packagesOf(variant));
       await writeFile(join(tmp, rootfsMarker), `${variant}\n`);
       await rm(rootfs, { recursive: true, force: true });
       await rename(tmp, rootfs);

@@ -65,13 +65,13 @@ export async function aptMirror(): Promise<string> {
 }
 
 /** A debootstrap minbase root with the tools terminal tasks use; apt caches removed to keep the image small. */
-export async function buildDebianRootfs(dir: string, log: (line: string) => void): Promise<void> {
+export async function buildDebianRootfs(dir: string, log: (line: string) => void, packages: string[] = debianPackages): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('building the debian base image runs debootstrap, which needs root; run it as root (e.g. in CI) or use --variant busybox');
   const debootstrap = ['/usr/sbin/debootstrap', '/usr/bin/debootstrap'].find((p) => existsSync(p));
   if (!debootstrap) throw new Error('debootstrap is not installed; apt-get install debootstrap, or use --variant busybox');
   const mirror = await aptMirror();
   log(`debootstrap bookworm from ${mirror} (about 30-60 s)`);
-  await run(debootstrap, ['--variant=minbase', `--include=${debianPackages.join(',')}`, 'bookworm', dir, mirror], log);
+  await run(debootstrap, ['--variant=minbase', `--include=${packages.join(',')}`, 'bookworm', dir, mirror], log);
   await rm(join(dir, 'var/cache/apt/archives'), { recursive: true, force: true });
   await mkdir(join(dir, 'var/cache/apt/archives/partial'), { recursive: true });
   await rm(join(dir, 'var/lib/apt/lists'), { recursive: true, force: true });
