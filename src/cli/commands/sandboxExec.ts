@@ -1,14 +1,23 @@
-import type { Command } from 'commander';
+import type { Command as CliCommand } from 'commander';
+import type { Command } from '../../core/ports/sandbox.js';
 import { sandboxRequestOf } from '../../sandbox/requestOf.js';
 import { UserError } from '../errors.js';
 import { backendForCli, readEnvironment } from './sandboxEnvironment.js';
 
-export function registerSandboxExecCommand(sandbox: Command): void {
+/**
+ * `-- 'ls -la | wc'` (one word) is a shell line; `-- sh -c 'a b'` (several words) is run as exactly that argv, so
+ * nothing has to be pasted into a shell line to pass arguments with spaces or quotes.
+ */
+export function commandOfWords(words: string[]): Command {
+  return words.length === 1 ? (words[0] as string) : words;
+}
+
+export function registerSandboxExecCommand(sandbox: CliCommand): void {
   sandbox
     .command('exec')
     .description('Run one command in a fresh sandbox of an environment (its files and setup applied) and print the result.')
     .argument('<env>', 'environment spec (*.env.yaml)')
-    .argument('<command...>', 'the command, after --')
+    .argument('<command...>', 'after --: one word is a shell command line (run by /bin/sh -c); several words are an argv, run exactly as given')
     .option('--backend <name>', 'auto, docker, bwrap or process (unsandboxed)', 'auto')
     .option('--timeout <seconds>', 'time limit of the command (default: the environment\'s commandTimeoutSec)')
     .option('--root', 'run as root in the sandbox instead of the agent user (as setup and verifier do)')
@@ -24,7 +33,7 @@ export function registerSandboxExecCommand(sandbox: Command): void {
       try {
         const box = await chosen.backend.start(sandboxRequestOf(env, { 'coevolve.run': 'cli-exec', 'coevolve.rollout': env.id }), { signal: cancel.signal });
         try {
-          const result = await box.exec(words.join(' '), { timeoutMs, privileged: opts.root, signal: cancel.signal });
+          const result = await box.exec(commandOfWords(words), { timeoutMs, privileged: opts.root, signal: cancel.signal });
           if (opts.json) {
             process.stdout.write(`${JSON.stringify({ environment: env.id, backend: chosen.name, sandbox: box.id, host: box.host, ...result }, null, 2)}\n`);
           } else {

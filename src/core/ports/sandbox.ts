@@ -3,6 +3,33 @@ import type { Cancellation } from './cancellation.js';
 
 export type SandboxBackendName = 'docker' | 'bwrap' | 'process';
 
+/**
+ * Where the verifier's side lives inside every sandbox (Harbor's runtime paths). Neither exists with any content
+ * while an agent process exists in the sandbox; see "The verifier's trust rule" in ARCHITECTURE.md.
+ */
+export const verifierPaths = {
+  /** verifier.files, written after every agent process ended; paths in the spec are relative to it. */
+  tests: '/tests',
+  /** Empty when the verifier starts; the reward is read only from here. */
+  logs: '/logs/verifier',
+  rewardTxt: '/logs/verifier/reward.txt',
+  rewardJson: '/logs/verifier/reward.json',
+} as const;
+
+/**
+ * A command: a string runs under `/bin/sh -c`; an array is an argv run exactly as given (no shell), so nothing a
+ * caller holds ever has to be pasted into a command line.
+ */
+export type Command = string | readonly string[];
+
+/**
+ * Who runs a command. `agent`: uid 65534, no capabilities, sees the workspace and /tmp. `setup`: root, for the
+ * environment's setup and the oracle; sees what the agent sees. `verifier`: root, the only role that sees /tests
+ * and /logs/verifier; used only after every agent process has ended. (On bwrap "root" is uid 0 of a user namespace
+ * with no capabilities, mapped to the same host user as the agent.)
+ */
+export type ExecRole = 'agent' | 'setup' | 'verifier';
+
 /** What a sandbox is started from: the environment's sandbox section plus labels for the reaper. */
 export interface SandboxRequest {
   image: string;
@@ -17,11 +44,13 @@ export interface SandboxRequest {
 
 export interface ExecOptions {
   timeoutMs?: number;
-  stdin?: string;
+  stdin?: string | Uint8Array;
   cwd?: string;
   env?: Record<string, string>;
   maxOutputBytes?: number;
-  /** Run as root inside the sandbox (setup and verifier only; agent commands never do). */
+  /** Default `agent`. */
+  as?: ExecRole;
+  /** Same as `as: 'setup'` (kept for callers written before roles). */
   privileged?: boolean;
   signal?: Cancellation;
 }
@@ -36,13 +65,53 @@ export interface ExecResult {
   durationMs: number;
 }
 
+/** How the verifier sees the agent's work: see ARCHITECTURE.md, "The verifier's trust rule". */
+export type VerifierMode = 'fresh' | 'in-place';
+
+/** What the sanitising transfer (or the in-place sweep) left out, in sandbox paths relative to the workdir. */
+export interface TransferReport {
+  /** Entries kept: folders, regular files, links that resolve inside the workspace. */
+  kept: number;
+  bytes: number;
+  /** Each dropped entry with why (at most 50 listed; `droppedCount` has them all). */
+  dropped: { path: string; reason: string }[];
+  droppedCount: number;
+}
+
+/**
+ * The agent's workspace after the sanitising transfer: a tar holding only folders, regular files (permission bits
+ * only, owned by the agent user) and links that resolve to an entry inside it, links last. Opaque to the core.
+ */
+export interface WorkspaceArchive {
+  tar: Uint8Array;
+  report: TransferReport;
+}
+
+/**
+ * The operations verification needs, on every backend. Every one acts through the sandbox's own commands (tar,
+ * cat, kill run inside it); none opens a path inside the sandbox from the host.
+ */
+export interface SandboxVerification {
+  /** Ends every process the agent user started in this sandbox (forks included); agent commands after it still work. */
+  endAgentProcesses(options?: { signal?: Cancellation }): Promise<void>;
+  /** `tar -c` of the workdir made inside the sandbox (links archived, never followed), then sanitised on the host. */
+  exportWorkspace(options?: { signal?: Cancellation }): Promise<WorkspaceArchive>;
+  /** Extracts a sanitised archive into this sandbox's (empty) workdir with `tar -x` inside it. */
+  importWorkspace(archive: WorkspaceArchive, options?: { signal?: Cancellation }): Promise<void>;
+  /** In place: removes, inside the sandbox, links whose target leaves the workdir or dangles, FIFOs, sockets and devices. */
+  sweepWorkspace(options?: { signal?: Cancellation }): Promise<TransferReport>;
+  /** Empties /tests and /logs/verifier (inside the sandbox, following no link). */
+  resetVerifierDirs(options?: { signal?: Cancellation }): Promise<void>;
+}
+
 export interface Sandbox {
   readonly id: string;
   readonly backend: SandboxBackendName;
   /** Where this sandbox runs (a Docker host URL, "local"). */
   readonly host: string;
-  exec(command: string, options?: ExecOptions): Promise<ExecResult>;
-  putFiles(files: SandboxFile[], options?: { signal?: Cancellation }): Promise<void>;
+  exec(command: Command, options?: ExecOptions): Promise<ExecResult>;
+  /** Writes files under the workdir (default) or under /tests (verifier files), through the sandbox. */
+  putFiles(files: SandboxFile[], options?: { signal?: Cancellation; under?: 'workspace' | 'tests' }): Promise<void>;
   /** Reads a file by absolute path or path relative to the workdir; undefined when it does not exist. */
   getFile(path: string, options?: { signal?: Cancellation }): Promise<Buffer | undefined>;
   /** Removes the sandbox and everything it created. Idempotent. */
@@ -76,5 +145,18 @@ export class SandboxImageMissingError extends Error {
   constructor(readonly image: string, readonly host: string) {
     super(`image "${image}" is not on Docker host ${host}, and sandboxes never pull images. Build the base images with \`coevolve sandbox build-image --variant busybox\` (or --variant debian), or build/load "${image}" on that host yourself.`);
     this.name = 'SandboxImageMissingError';
+  }
+}
+
+/**
+ * The sandbox stopped working in a way its contents could have caused: a container that died after the agent
+ * acted, a workspace the transfer refuses, a full disk, a command that could not be stopped. After the agent's
+ * first command this makes the rollout a failed one, never an infrastructure error. The message names sandbox
+ * paths only.
+ */
+export class SandboxFaultError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SandboxFaultError';
   }
 }

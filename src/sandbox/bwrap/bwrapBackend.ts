@@ -4,9 +4,10 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { throwIfCancelled } from '../../core/ports/cancellation.js';
-import type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
+import type { Command, ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
 import { rootfsDir, rootfsMarker, variantOfImage } from '../images/baseImages.js';
+import { commandArgv, roleOf } from '../commandArgv.js';
 import { spawnCommand } from '../local/spawnCommand.js';
 import { createWorkspaceDir, hostPathOf, readIfExists, removeDir, writeWorkspaceFiles } from '../local/workspaceDir.js';
 import { runSetup } from '../setup.js';
@@ -94,9 +95,9 @@ export class BwrapSandbox implements Sandbox {
   }
 
   /** The full command line that runs `command` in this sandbox; `exec` runs it, `coevolve sandbox shell` attaches a TTY. */
-  argvFor(command: string, options: Pick<ExecOptions, 'cwd' | 'env' | 'privileged'> & { interactive?: boolean } = {}): string[] {
+  argvFor(command: Command, options: Pick<ExecOptions, 'cwd' | 'env' | 'privileged' | 'as'> & { interactive?: boolean } = {}): string[] {
     const { limits, workdir } = this.request;
-    const uid = options.privileged ? 0 : 65534;
+    const uid = roleOf(options) === 'agent' ? 65534 : 0;
     const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: workdir, LANG: 'C.UTF-8', ...this.request.env, ...options.env, ...(options.interactive ? { TERM: process.env.TERM ?? 'xterm' } : {}) };
     const rootArgs = this.view.kind === 'rootfs'
       ? ['--ro-bind', this.view.dir, '/']
@@ -113,7 +114,7 @@ export class BwrapSandbox implements Sandbox {
       // --new-session stops a command from pushing input into the caller's terminal; a shell needs the terminal.
       '--cap-drop', 'ALL', '--die-with-parent', ...(options.interactive ? [] : ['--new-session']), '--hostname', 'sandbox',
       '--clearenv', ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
-      '--', '/bin/sh', ...(options.interactive ? ['-i'] : ['-c', command]),
+      '--', ...(options.interactive ? ['/bin/sh', '-i'] : commandArgv(command)),
     ];
     // With cgroups the kernel enforces memory exactly; rlimits on address space are the fallback without root.
     const rlimits = [`--fsize=${limits.diskMb * 1024 * 1024}`, `--nproc=${limits.pids}`, ...(this.cgroup ? [] : [`--as=${limits.memoryMb * 1024 * 1024}`])];
@@ -121,7 +122,7 @@ export class BwrapSandbox implements Sandbox {
     return this.cgroup ? ['/bin/sh', '-c', `${this.cgroup.joinScript()} && exec "$@"`, 'sh', ...inner] : inner;
   }
 
-  exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+  exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
     if (this.stopped) return Promise.reject(new Error(`sandbox ${this.id} is stopped`));
     const { limits } = this.request;
     const argv = this.argvFor(command, options);

@@ -5,8 +5,9 @@ import type Docker from 'dockerode';
 import { CancelledError, throwIfCancelled } from '../../core/ports/cancellation.js';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { SandboxHostLostError } from '../../core/ports/sandbox.js';
-import type { ExecOptions, ExecResult, Sandbox } from '../../core/ports/sandbox.js';
+import type { Command, ExecOptions, ExecResult, Sandbox } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
+import { commandArgv, roleOf } from '../commandArgv.js';
 import { CappedOutput, floodLimit } from '../outputCap.js';
 import { isConnectionError } from './connect.js';
 import type { SandboxShape } from './dockerBackend.js';
@@ -24,8 +25,9 @@ const removeGraceMs = 3000;
  * as the last resort when even that does not end the command.
  */
 function wrapperScript(pidFile: string, timeoutSec: number): string {
-  // exec, not a child: one process fewer per command, and the pid stays the session's.
-  return `echo $$ >${pidFile} 2>/dev/null; if command -v timeout >/dev/null 2>&1; then exec timeout -s KILL ${timeoutSec} sh -c "$1"; else exec sh -c "$1"; fi`;
+  // exec, not a child: one process fewer per command, and the pid stays the session's. The command is the argv
+  // after the script ("$@"), never pasted into it.
+  return `echo $$ >${pidFile} 2>/dev/null; if command -v timeout >/dev/null 2>&1; then exec timeout -s KILL ${timeoutSec} "$@"; else exec "$@"; fi`;
 }
 
 export class DockerSandbox implements Sandbox {
@@ -42,7 +44,7 @@ export class DockerSandbox implements Sandbox {
     private readonly onStop: () => void,
   ) {}
 
-  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+  async exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
     this.ensureUsable();
     throwIfCancelled(options.signal);
     const started = performance.now();
@@ -52,13 +54,13 @@ export class DockerSandbox implements Sandbox {
     const timeoutSec = Math.max(1, Math.ceil(timeoutMs / 1000));
     const pidFile = `/tmp/.coevolve-exec-${randomBytes(6).toString('hex')}`;
     const hasStdin = options.stdin !== undefined;
-    const user = options.privileged ? '0:0' : `${agentUid}:${agentUid}`;
+    const user = roleOf(options) === 'agent' ? `${agentUid}:${agentUid}` : '0:0';
 
     let exec: Docker.Exec;
     let stream: Duplex;
     try {
       exec = await this.container.exec({
-        Cmd: ['sh', '-c', wrapperScript(pidFile, timeoutSec), 'sh', command],
+        Cmd: ['sh', '-c', wrapperScript(pidFile, timeoutSec), 'sh', ...commandArgv(command)],
         AttachStdout: true,
         AttachStderr: true,
         AttachStdin: hasStdin,

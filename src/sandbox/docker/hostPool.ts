@@ -1,7 +1,7 @@
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { CancelledError, throwIfCancelled } from '../../core/ports/cancellation.js';
 import { SandboxHostLostError } from '../../core/ports/sandbox.js';
-import type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
+import type { Command, ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
 import { DockerBackend } from './dockerBackend.js';
 import type { DockerBackendOptions } from './dockerBackend.js';
@@ -171,7 +171,7 @@ class PlacedSandbox implements Sandbox {
     return this.inner.host;
   }
 
-  exec(command: string, options?: ExecOptions): Promise<ExecResult> {
+  exec(command: Command, options?: ExecOptions): Promise<ExecResult> {
     return this.watch(this.inner.exec(command, options));
   }
 

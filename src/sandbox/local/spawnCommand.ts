@@ -8,7 +8,7 @@ export interface SpawnCommandOptions {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
-  stdin?: string;
+  stdin?: string | Uint8Array;
   timeoutMs: number;
   maxOutputBytes: number;
   signal?: Cancellation;

@@ -3,8 +3,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { throwIfCancelled } from '../../core/ports/cancellation.js';
-import type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
+import type { Command, ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
+import { commandArgv } from '../commandArgv.js';
 import { spawnCommand } from '../local/spawnCommand.js';
 import { createWorkspaceDir, hostPathOf, readIfExists, removeDir, writeWorkspaceFiles } from '../local/workspaceDir.js';
 import { runSetup } from '../setup.js';
@@ -65,14 +66,14 @@ class ProcessSandbox implements Sandbox {
     this.tmpDir = join(root, '.coevolve-tmp');
   }
 
-  exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+  exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
     if (this.stopped) return Promise.reject(new Error(`sandbox ${this.id} is stopped`));
     const limits = this.request.limits;
     const cwd = options.cwd ? (hostPathOf(this.root, this.request.workdir, options.cwd) ?? options.cwd) : this.root;
     // No ulimit -u: it counts every process of the user on the host, not just this command's.
     const guard = `ulimit -v ${limits.memoryMb * 1024} 2>/dev/null; ulimit -f ${limits.diskMb * 2048} 2>/dev/null;`;
     return spawnCommand({
-      argv: ['/bin/sh', '-c', `${guard} eval "$COEVOLVE_COMMAND"`],
+      argv: ['/bin/sh', '-c', `${guard} exec "$@"`, 'sh', ...commandArgv(command)],
       cwd,
       env: {
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -82,7 +83,6 @@ class ProcessSandbox implements Sandbox {
         COEVOLVE_WORKDIR: this.root,
         ...this.request.env,
         ...options.env,
-        COEVOLVE_COMMAND: command,
       },
       stdin: options.stdin,
       timeoutMs: options.timeoutMs ?? limits.commandTimeoutSec * 1000,
