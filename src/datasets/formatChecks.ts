@@ -79,9 +79,13 @@ export function checkChatRecord(value: unknown, where: string): string[] {
   return problems;
 }
 
-// ---------------------------------------------------------------- ATIF v1.4
+// ---------------------------------------------------------------- ATIF v1.7
 
 const isoTimestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d{2}-\d{2}T/.test(s), 'not an ISO 8601 timestamp');
+const extra = z.record(z.string(), z.unknown()).optional();
+
+const subagentRef = z.strictObject({ trajectory_id: z.string().optional(), session_id: z.string().optional(), trajectory_path: z.string().optional(), extra })
+  .refine((r) => (r.trajectory_id ?? '').trim() !== '' || (r.trajectory_path ?? '').trim() !== '', 'a subagent reference sets trajectory_id or trajectory_path');
 
 const atifStep = z.strictObject({
   step_id: z.number().int().min(1),
@@ -91,9 +95,9 @@ const atifStep = z.strictObject({
   reasoning_effort: z.union([z.string(), z.number()]).optional(),
   message: z.string(),
   reasoning_content: z.string().optional(),
-  tool_calls: z.array(z.strictObject({ tool_call_id: z.string().min(1), function_name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) })).optional(),
+  tool_calls: z.array(z.strictObject({ tool_call_id: z.string().min(1), function_name: z.string().min(1), arguments: z.record(z.string(), z.unknown()), extra })).optional(),
   observation: z.strictObject({
-    results: z.array(z.strictObject({ source_call_id: z.string().optional(), content: z.string().optional(), subagent_trajectory_ref: z.array(z.unknown()).optional() })),
+    results: z.array(z.strictObject({ source_call_id: z.string().optional(), content: z.string().optional(), subagent_trajectory_ref: z.array(subagentRef).optional(), extra })),
   }).optional(),
   metrics: z.strictObject({
     prompt_tokens: z.number().int().min(0).optional(),
@@ -103,15 +107,31 @@ const atifStep = z.strictObject({
     prompt_token_ids: z.array(z.number().int()).optional(),
     completion_token_ids: z.array(z.number().int()).optional(),
     logprobs: z.array(z.number()).optional(),
-    extra: z.record(z.string(), z.unknown()).optional(),
+    extra,
   }).optional(),
-  extra: z.record(z.string(), z.unknown()).optional(),
+  is_copied_context: z.boolean().optional(),
+  llm_call_count: z.number().int().min(0).optional(),
+  extra,
 });
 
-export const atifTrajectorySchema = z.strictObject({
-  schema_version: z.literal('ATIF-v1.4'),
-  session_id: z.string().min(1),
-  agent: z.strictObject({ name: z.string().min(1), version: z.string().min(1), model_name: z.string().optional(), extra: z.record(z.string(), z.unknown()).optional() }),
+type AtifTrajectoryShape = {
+  schema_version: 'ATIF-v1.7';
+  session_id?: string;
+  trajectory_id?: string;
+  agent: { name: string; version: string; model_name?: string; tool_definitions?: Record<string, unknown>[]; extra?: Record<string, unknown> };
+  steps: z.infer<typeof atifStep>[];
+  notes?: string;
+  final_metrics?: Record<string, unknown>;
+  continued_trajectory_ref?: string;
+  extra?: Record<string, unknown>;
+  subagent_trajectories?: AtifTrajectoryShape[];
+};
+
+export const atifTrajectorySchema: z.ZodType<AtifTrajectoryShape> = z.lazy(() => z.strictObject({
+  schema_version: z.literal('ATIF-v1.7'),
+  session_id: z.string().min(1).optional(),
+  trajectory_id: z.string().min(1).optional(),
+  agent: z.strictObject({ name: z.string().min(1), version: z.string().min(1), model_name: z.string().optional(), tool_definitions: z.array(z.record(z.string(), z.unknown())).optional(), extra }),
   steps: z.array(atifStep).min(1),
   notes: z.string().optional(),
   final_metrics: z.strictObject({
@@ -120,16 +140,35 @@ export const atifTrajectorySchema = z.strictObject({
     total_cached_tokens: z.number().int().min(0).optional(),
     total_cost_usd: z.number().min(0).optional(),
     total_steps: z.number().int().min(0).optional(),
-    extra: z.record(z.string(), z.unknown()).optional(),
+    extra,
   }).optional(),
-  extra: z.record(z.string(), z.unknown()).optional(),
-});
+  continued_trajectory_ref: z.string().optional(),
+  extra,
+  subagent_trajectories: z.array(atifTrajectorySchema).optional(),
+}));
 
+/**
+ * A trajectory against ATIF v1.7, the field shapes and the rules the spec's own validators enforce: step ids from
+ * 1, agent-only fields, no LLM fields on a deterministic (`llm_call_count: 0`) agent step, unique tool call ids whose
+ * results reference them, unique `trajectory_id`s on embedded subagents, and path-less references that resolve.
+ */
 export function checkAtifTrajectory(value: unknown, where: string): string[] {
   const parsed = atifTrajectorySchema.safeParse(value);
   if (!parsed.success) return parsed.error.issues.map((i) => `${where}: ${i.path.join('.')}: ${i.message}`);
+  return atifRuleProblems(parsed.data, where);
+}
+
+function atifRuleProblems(t: AtifTrajectoryShape, where: string): string[] {
   const problems: string[] = [];
-  parsed.data.steps.forEach((s, i) => {
+  const embedded = new Set<string>();
+  (t.subagent_trajectories ?? []).forEach((sub, i) => {
+    const at = `${where}: subagent_trajectories.${i}`;
+    if (!sub.trajectory_id) problems.push(`${at}: trajectory_id is required on an embedded subagent`);
+    else if (embedded.has(sub.trajectory_id)) problems.push(`${at}: trajectory_id "${sub.trajectory_id}" is not unique`);
+    else embedded.add(sub.trajectory_id);
+    problems.push(...atifRuleProblems(sub, at));
+  });
+  t.steps.forEach((s, i) => {
     const at = `${where}: steps.${i}`;
     if (s.step_id !== i + 1) problems.push(`${at}: step_id ${s.step_id}, expected ${i + 1} (sequential from 1)`);
     if (s.source !== 'agent') {
@@ -137,9 +176,19 @@ export function checkAtifTrajectory(value: unknown, where: string): string[] {
         if (s[f] !== undefined) problems.push(`${at}: ${f} is only allowed on agent steps (source is ${s.source})`);
       }
     }
-    const ids = new Set((s.tool_calls ?? []).map((c) => c.tool_call_id));
+    if (s.source === 'agent' && s.llm_call_count === 0) {
+      for (const f of ['metrics', 'reasoning_content'] as const) if (s[f] !== undefined) problems.push(`${at}: ${f} must be absent when llm_call_count is 0`);
+    }
+    const ids = new Set<string>();
+    for (const c of s.tool_calls ?? []) {
+      if (ids.has(c.tool_call_id)) problems.push(`${at}: duplicate tool_call_id "${c.tool_call_id}"`);
+      ids.add(c.tool_call_id);
+    }
     for (const r of s.observation?.results ?? []) {
       if (r.source_call_id !== undefined && !ids.has(r.source_call_id)) problems.push(`${at}: observation references "${r.source_call_id}", not a tool call of this step`);
+      for (const ref of r.subagent_trajectory_ref ?? []) {
+        if (!ref.trajectory_path && !embedded.has(ref.trajectory_id ?? '')) problems.push(`${at}: subagent reference "${ref.trajectory_id}" is not among subagent_trajectories`);
+      }
     }
   });
   return problems;

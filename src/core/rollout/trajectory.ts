@@ -1,7 +1,7 @@
 import type { Usage } from '../ports/model.js';
 
 /**
- * Steps follow ATIF v1.4 field names (snake_case) so a rollout file's `steps` can be handed to ATIF tooling as is;
+ * Steps follow ATIF field names (snake_case) so a rollout file's `steps` can be handed to ATIF tooling as is;
  * our additions live under `extra`.
  */
 export interface AtifToolCall {

@@ -189,7 +189,7 @@ async function exportDataset(context: vscode.ExtensionContext, provider: Dataset
   const format = typeof formatArg === 'string' ? formatArg : (await vscode.window.showQuickPick(
     [
       { label: 'chat-jsonl', description: 'OpenAI chat messages with tools, for SFT and RL trainers' },
-      { label: 'atif', description: 'ATIF v1.4 trajectories' },
+      { label: 'atif', description: 'ATIF v1.7 trajectories' },
       { label: 'harbor', description: 'one Harbor task folder per accepted environment' },
     ],
     { title: 'Export format' },

@@ -110,18 +110,24 @@ describe('dataset export', function () {
     });
   });
 
-  it('atif: one valid ATIF v1.4 trajectory per rollout', async () => {
+  it('atif: one valid ATIF v1.7 trajectory per rollout, the simulated user embedded as a subagent', async () => {
     const dir = out('atif');
     const report = await exportRun(run.dir, opts({ format: 'atif', outDir: dir }));
     assert.equal(report.exported, run.rollouts.length);
     let n = 0;
     for (const split of readdirSync(join(dir, 'trajectories'))) {
       for (const f of readdirSync(join(dir, 'trajectories', split))) {
-        const traj = JSON.parse(readFileSync(join(dir, 'trajectories', split, f), 'utf8')) as { session_id: string; steps: { extra?: { commands?: unknown[] } }[]; final_metrics: { total_steps: number }; extra: { coevolve: { split: string } } };
+        type Result = { extra?: { exit_code?: number }; subagent_trajectory_ref?: { trajectory_id: string }[] };
+        const traj = JSON.parse(readFileSync(join(dir, 'trajectories', split, f), 'utf8')) as { schema_version: string; trajectory_id: string; steps: { observation?: { results: Result[] } }[]; final_metrics: { total_steps: number }; extra: { coevolve: { split: string } }; subagent_trajectories?: { trajectory_id: string }[] };
         assert.deepEqual(checkAtifTrajectory(traj, f), []);
+        assert.equal(traj.schema_version, 'ATIF-v1.7');
         assert.equal(traj.final_metrics.total_steps, traj.steps.length);
         assert.equal(traj.extra.coevolve.split, split);
-        assert.ok(traj.steps.some((s) => s.extra?.commands), 'command exit codes kept in step extra');
+        const results = traj.steps.flatMap((s) => s.observation?.results ?? []);
+        assert.ok(results.some((r) => typeof r.extra?.exit_code === 'number'), 'command exit codes kept in the observation result extra');
+        const ref = results.find((r) => r.subagent_trajectory_ref)?.subagent_trajectory_ref?.[0];
+        assert.ok(ref, 'a message_user result references the user subagent');
+        assert.equal(traj.subagent_trajectories?.[0]?.trajectory_id, ref.trajectory_id);
         n++;
       }
     }
