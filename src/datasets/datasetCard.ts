@@ -35,7 +35,7 @@ const formatBlurb: Record<ExportFormat, { what: string; categories: string[]; un
     unit: 'rollouts',
   },
   atif: {
-    what: 'ATIF v1.7 trajectories (Agent Trajectory Interchange Format), one JSON file per rollout: the agent's steps, the simulated user embedded as a subagent trajectory, Coevolve metadata under `extra.coevolve`.',
+    what: 'ATIF v1.7 trajectories (Agent Trajectory Interchange Format), one JSON file per rollout: the steps of the agent, the simulated user embedded as a subagent trajectory, Coevolve metadata under `extra.coevolve`.',
     categories: ['text-generation'],
     unit: 'rollouts',
   },
