@@ -1,0 +1,61 @@
+import { betaCdf } from './distributions.js';
+import type { evidenceClasses } from './metricsSchema.js';
+
+export type EvidenceClass = (typeof evidenceClasses)[number];
+
+/** The evidence rules (ARCHITECTURE.md, "Metric definitions"): fixed before tuning. */
+export const evidenceRules = {
+  /** Posterior probability that makes a pair too easy, too hard or in band. */
+  confidence: 0.8,
+  /** Weight a play keeps per promotion of the agent after it. */
+  discount: 0.5,
+  /** Pseudo-plays of the model's prediction in the prior. */
+  priorPlays: 2,
+  /** Own (discounted) plays a pair needs before it may be retired or quarantined. */
+  minPlaysToDecide: 6,
+} as const;
+
+/** Plays of a pair by one agent version: `age` = promotions since that agent played (0 = the current agent). */
+export interface AgedPlays {
+  age: number;
+  successes: number;
+  trials: number;
+}
+
+export interface PairPosterior {
+  alpha: number;
+  beta: number;
+  weightedPlays: number;
+  mean: number;
+  pInBand: number;
+  pAbove: number;
+  pBelow: number;
+  class: EvidenceClass;
+}
+
+/**
+ * Pools a pair's plays for the current agent: Beta(m·p̂ + Σ w·s, m·(1 − p̂) + Σ w·(n − s)) with w = discount^age and p̂
+ * the model's prediction (0.5 without a model), then classifies with the stated confidence.
+ */
+export function pairPosterior(plays: AgedPlays[], prior: number, band: { low: number; high: number }, rules: typeof evidenceRules = evidenceRules): PairPosterior {
+  const p0 = Math.min(0.98, Math.max(0.02, prior));
+  let alpha = rules.priorPlays * p0;
+  let beta = rules.priorPlays * (1 - p0);
+  let weightedPlays = 0;
+  for (const p of plays) {
+    const w = Math.pow(rules.discount, Math.max(0, p.age));
+    alpha += w * p.successes;
+    beta += w * (p.trials - p.successes);
+    weightedPlays += w * p.trials;
+  }
+  const pBelow = betaCdf(band.low, alpha, beta);
+  const pAbove = 1 - betaCdf(band.high, alpha, beta);
+  const pInBand = Math.max(0, 1 - pBelow - pAbove);
+  const cls: EvidenceClass = pAbove >= rules.confidence ? 'too_easy' : pBelow >= rules.confidence ? 'too_hard' : pInBand >= rules.confidence ? 'in_band' : 'undecided';
+  return { alpha, beta, weightedPlays, mean: alpha / (alpha + beta), pInBand, pAbove, pBelow, class: cls };
+}
+
+/** How undecided a pair is (0 = certain of its class, 1 = nothing known): what replay should spend plays on. */
+export function evidenceNeed(p: PairPosterior): number {
+  return 1 - Math.max(p.pInBand, p.pAbove, p.pBelow);
+}

@@ -1,0 +1,22 @@
+import { studentTQuantile } from './distributions.js';
+import type { MeanSpread } from './metricsSchema.js';
+
+/** Mean, standard deviation and standard error of the mean. */
+export function meanSpread(xs: number[]): MeanSpread {
+  const n = xs.length;
+  if (n === 0) return { n: 0, mean: 0, sd: 0, se: 0 };
+  const mean = xs.reduce((a, b) => a + b, 0) / n;
+  if (n < 2) return { n, mean, sd: 0, se: 0 };
+  const sd = Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
+  return { n, mean, sd, se: sd / Math.sqrt(n) };
+}
+
+/** Mean of paired differences with a 95 % t interval ([mean, mean] for fewer than two pairs). */
+export function meanWithInterval(diffs: number[]): { n: number; mean: number; ci: [number, number] } {
+  const s = meanSpread(diffs);
+  if (s.n < 2) return { n: s.n, mean: s.mean, ci: [s.mean, s.mean] };
+  const half = studentTQuantile(0.975, s.n - 1) * s.se;
+  return { n: s.n, mean: s.mean, ci: [s.mean - half, s.mean + half] };
+}
+
+export const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { logistic, signTest, wilsonInterval } from '../../../src/core/metrics/distributions.js';
+import { pairPosterior } from '../../../src/core/metrics/pairEvidence.js';
+import { fitRasch, type RaschCell, type RaschParameter } from '../../../src/core/metrics/rasch.js';
+import { realismIndicatorBounds, realismViolations } from '../../../src/core/metrics/realismIndicators.js';
+import { meanWithInterval } from '../../../src/core/metrics/summaries.js';
+import { createRng } from '../../../src/core/ports/rng.js';
+
+const band = { low: 0.4, high: 0.6 };
+
+describe('Rasch estimator (synthetic agent of known ability)', () => {
+  // Known truth: P(success) = sigmoid(θ − b − u). Environments spread over [-2, 2], users over [-0.8, 0.8].
+  const trueB = [-2, -1.2, -0.5, 0, 0.4, 1, 1.6, 2];
+  const trueU = [-0.8, 0, 0.8];
+  const trueTheta = [0.3, 1.1];
+  function simulate(playsPerCell: number, seed: string): { params: RaschParameter[]; cells: RaschCell[] } {
+    const rng = createRng(seed);
+    const params: RaschParameter[] = [
+      ...trueTheta.map((_, i) => ({ kind: 'agent' as const, id: `a${i}`, priorSd: 2 })),
+      ...trueB.map((_, i) => ({ kind: 'environment' as const, id: `e${i}`, priorSd: 2, anchor: true })),
+      ...trueU.map((_, i) => ({ kind: 'user' as const, id: `u${i}`, priorSd: 2, anchor: true })),
+    ];
+    const cells: RaschCell[] = [];
+    trueTheta.forEach((t, a) => trueB.forEach((b, e) => trueU.forEach((u, us) => {
+      let s = 0;
+      for (let i = 0; i < playsPerCell; i++) if (rng.next() < logistic(t - b - u)) s++;
+      cells.push({ agent: `a${a}`, env: `e${e}`, user: `u${us}`, successes: s, trials: playsPerCell });
+    })));
+    return { params, cells };
+  }
+
+  it('recovers known difficulties and abilities within their standard errors (anchored to the mean of the seeds)', () => {
+    const { params, cells } = simulate(40, 'rasch-1');
+    const fit = fitRasch(params, cells);
+    // On the fitted scale the seed environments average 0: the truth, shifted the same way, is what must come back.
+    const meanB = trueB.reduce((a, b) => a + b, 0) / trueB.length;
+    const pairs = [
+      ...trueB.map((b, i) => ({ truth: b - meanB, est: fit.environments.get(`e${i}`)! })),
+      ...trueU.map((u, i) => ({ truth: u, est: fit.users.get(`u${i}`)! })),
+      ...trueTheta.map((t, i) => ({ truth: t - meanB, est: fit.agents.get(`a${i}`)! })),
+    ];
+    const z = pairs.map((p) => Math.abs(p.est.value - p.truth) / p.est.se);
+    const meanAbsError = pairs.reduce((s, p) => s + Math.abs(p.est.value - p.truth), 0) / pairs.length;
+    assert.ok(Math.max(...z) < 3.5, `largest error ${Math.max(...z).toFixed(2)} standard errors`);
+    assert.ok(meanAbsError < 0.2, `mean absolute error ${meanAbsError.toFixed(3)}`);
+    const anchoredMean = [...fit.environments.values()].reduce((s, e) => s + e.value, 0) / trueB.length;
+    assert.ok(Math.abs(anchoredMean) < 1e-9, 'the seed environments average 0');
+  });
+
+  it('orders difficulty correctly and shrinks a child with no plays to its parent', () => {
+    const { params, cells } = simulate(20, 'rasch-2');
+    params.push({ kind: 'environment', id: 'child', parent: 'e6', priorSd: 1 });
+    const fit = fitRasch(params, cells);
+    const est = trueB.map((_, i) => fit.environments.get(`e${i}`)!.value);
+    for (let i = 1; i < est.length; i++) assert.ok(est[i]! > est[i - 1]! - 0.3, `e${i} not below e${i - 1}`);
+    assert.ok(Math.abs(fit.environments.get('child')!.value - fit.environments.get('e6')!.value) < 1e-6);
+    assert.ok(fit.environments.get('child')!.se > fit.environments.get('e6')!.se, 'an unplayed child is less certain');
+  });
+
+  it('is deterministic and its predictions do not depend on the anchor', () => {
+    const { params, cells } = simulate(10, 'rasch-3');
+    const a = fitRasch(params, cells);
+    const b = fitRasch(params, cells);
+    assert.deepEqual([...a.environments.values()], [...b.environments.values()]);
+    const reanchored = fitRasch(params.map((p) => (p.kind === 'environment' ? { ...p, anchor: p.id === 'e0' } : p)), cells);
+    assert.ok(Math.abs(reanchored.predict('a1', 'e3', 'u2') - a.predict('a1', 'e3', 'u2')) < 1e-9);
+    assert.ok(Math.abs(reanchored.environments.get('e0')!.value) < 1e-9);
+  });
+});
+
+describe('pair evidence (Beta posterior)', () => {
+  it('calls a pair too easy, too hard or in band only with the stated confidence', () => {
+    assert.equal(pairPosterior([{ age: 0, successes: 3, trials: 4 }], 0.5, band).class, 'undecided');
+    assert.equal(pairPosterior([{ age: 0, successes: 12, trials: 12 }], 0.5, band).class, 'too_easy');
+    assert.equal(pairPosterior([{ age: 0, successes: 0, trials: 10 }], 0.5, band).class, 'too_hard');
+    const mid = pairPosterior([{ age: 0, successes: 50, trials: 100 }], 0.5, band);
+    assert.equal(mid.class, 'in_band');
+    assert.ok(Math.abs(mid.pInBand + mid.pAbove + mid.pBelow - 1) < 1e-9);
+  });
+
+  it('discounts plays of earlier agents and starts from the model prediction', () => {
+    const old = pairPosterior([{ age: 3, successes: 0, trials: 12 }], 0.5, band);
+    assert.equal(old.weightedPlays, 1.5);
+    assert.equal(old.class, 'undecided', 'twelve failures of an agent three promotions ago are weak evidence now');
+    assert.equal(pairPosterior([{ age: 0, successes: 0, trials: 12 }], 0.5, band).class, 'too_hard');
+    const unplayed = pairPosterior([], 0.9, band);
+    assert.ok(Math.abs(unplayed.mean - 0.9) < 1e-9);
+    assert.equal(unplayed.weightedPlays, 0);
+  });
+});
+
+describe('tests and intervals', () => {
+  it('exact sign test matches the binomial tails', () => {
+    assert.ok(Math.abs(signTest(8, 2, 'greater') - 56 / 1024) < 1e-9);
+    assert.ok(Math.abs(signTest(2, 8, 'two-sided') - (2 * 56) / 1024) < 1e-9);
+    assert.equal(signTest(0, 0, 'greater'), 1);
+    assert.equal(signTest(5, 5, 'two-sided'), 1);
+  });
+
+  it('Wilson interval contains the estimate and narrows with n', () => {
+    const [lo, hi] = wilsonInterval(10, 20);
+    assert.ok(lo < 0.5 && hi > 0.5 && Math.abs(hi - lo - 0.4) < 0.02);
+    const [lo2, hi2] = wilsonInterval(100, 200);
+    assert.ok(hi2 - lo2 < hi - lo);
+    assert.deepEqual(wilsonInterval(0, 0), [0, 1]);
+  });
+
+  it('paired mean interval uses t', () => {
+    const r = meanWithInterval([0.1, 0.2, 0.3]);
+    assert.ok(Math.abs(r.mean - 0.2) < 1e-12);
+    assert.ok(Math.abs(r.ci[1] - (0.2 + 4.302652729911275 * 0.1 / Math.sqrt(3))) < 1e-6);
+  });
+
+  it('realism bounds name each violation', () => {
+    const ok = { referenceSatisfied: true, disclosureRate: 0.6, meanMessageChars: 80, meanAgentTurns: 8, walkAwayShare: 0.1 };
+    assert.deepEqual(realismViolations(ok), []);
+    const bad = realismViolations({ ...ok, referenceSatisfied: false, walkAwayShare: 0.8, disclosureRate: 0.1 });
+    assert.equal(bad.length, 3);
+    assert.match(bad.join('; '), /walkAwayShare 0\.8 outside 0\.\.0\.5/);
+    assert.deepEqual(realismIndicatorBounds.meanAgentTurns, [2, 25]);
+  });
+});
