@@ -15,6 +15,7 @@ export interface AtifExportStep {
   timestamp?: string;
   source: 'system' | 'user' | 'agent';
   message: string;
+  reasoning_content?: string;
   model_name?: string;
   tool_calls?: { tool_call_id: string; function_name: string; arguments: Record<string, unknown>; extra?: Record<string, unknown> }[];
   observation?: { results: { source_call_id?: string; content?: string; subagent_trajectory_ref?: AtifSubagentRef[]; extra?: Record<string, unknown> }[] };
@@ -138,6 +139,7 @@ function toAtifStep(s: AtifStep, stepId: number, agentBuiltin: boolean, userTraj
   if (s.timestamp) out.timestamp = s.timestamp;
   const extra: Record<string, unknown> = { ...(s.extra ?? {}) };
   if (s.source === 'agent') {
+    if (s.reasoning_content) out.reasoning_content = s.reasoning_content;
     if (s.model_name) out.model_name = s.model_name;
     if (s.tool_calls && s.tool_calls.length > 0) {
       out.tool_calls = s.tool_calls.map((c) => ({ tool_call_id: c.tool_call_id, function_name: c.function_name, arguments: isPlainObject(c.arguments) ? c.arguments : { value: c.arguments } }));

@@ -13,7 +13,8 @@ export interface ChatToolCall {
 export type ChatJsonlMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[]; weight?: 0 | 1 }
+  /** `reasoning_content`: a reasoning model's thinking before the turn, where it was recorded. */
+  | { role: 'assistant'; content: string | null; reasoning_content?: string; tool_calls?: ChatToolCall[]; weight?: 0 | 1 }
   | { role: 'tool'; tool_call_id: string; content: string };
 
 /** One line of data/{split}.jsonl. */
@@ -61,6 +62,7 @@ function pushStep(messages: ChatJsonlMessage[], step: AtifStep, options: ChatJso
     // The format wants content or tool_calls; an empty turn keeps "" so it is never both absent.
     content: step.message.length > 0 ? step.message : calls.length > 0 ? null : '',
   };
+  if (step.reasoning_content) assistant.reasoning_content = step.reasoning_content;
   if (calls.length > 0) {
     assistant.tool_calls = calls.map((c) => ({ id: c.tool_call_id, type: 'function', function: { name: c.function_name, arguments: JSON.stringify(c.arguments ?? {}) } }));
   }

@@ -30,7 +30,7 @@ export interface DatasetCardInput {
 
 const formatBlurb: Record<ExportFormat, { what: string; categories: string[]; unit: string }> = {
   'chat-jsonl': {
-    what: 'OpenAI chat JSONL with tools: one rollout per line as `{"messages", "tools", "metadata"}`. Assistant turns carry `tool_calls` (arguments are JSON strings), tool results are `tool` messages, the simulated user speaks as `user`.',
+    what: 'OpenAI chat JSONL with tools: one rollout per line as `{"messages", "tools", "metadata"}`. Assistant turns carry `tool_calls` (arguments are JSON strings) and, for reasoning models, `reasoning_content`; tool results are `tool` messages, the simulated user speaks as `user`.',
     categories: ['text-generation'],
     unit: 'rollouts',
   },

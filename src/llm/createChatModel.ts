@@ -3,22 +3,25 @@ import { throwIfCancelled } from '../core/ports/cancellation.js';
 import type { Cancellation } from '../core/ports/cancellation.js';
 import { addUsage, zeroUsage } from '../core/ports/model.js';
 import type { ChatModel, ChatRequest, ChatResponse, ModelStats, Usage } from '../core/ports/model.js';
-import type { EndpointConfig, RoleConfig } from '../core/spec/run.js';
+import type { EndpointConfig } from '../core/spec/run.js';
 import { isSecret, resolveApiKey } from './apiKey.js';
 import { callCostUsd } from './cost.js';
 import { createEndpointPool } from './endpointPool.js';
 import type { EndpointPool, EndpointTarget } from './endpointPool.js';
 import { ModelError } from './modelError.js';
 import type { ModelErrorKind } from './modelError.js';
+import { modelSettingsOf, parseLlmRole } from './llmRole.js';
+import type { LlmRoleInput } from './llmRole.js';
 import { fromCompletion, fromStream, toWireParams } from './openaiWire.js';
-import type { WireAnswer } from './openaiWire.js';
+import type { WireAnswer, WireParams } from './openaiWire.js';
 import type { RequestCache } from './requestCache.js';
 import { describeRequest, normaliseRequest, positionalKey, requestCacheKey } from './requestKey.js';
 import { defaultBackoff, isRetryableStatus, parseRetryAfter, retryDelayMs } from './retryPolicy.js';
 import type { BackoffPolicy } from './retryPolicy.js';
 import { scrubSecrets } from './scrubSecrets.js';
 
-export type LlmRoleConfig = Extract<RoleConfig, { kind: 'llm' }>;
+/** An LLM role as written in a run config (defaults optional). */
+export type LlmRoleConfig = LlmRoleInput;
 
 export interface ChatModelOptions {
   /** A key handed over by the host (the editor's SecretStorage); wins over the endpoint's `apiKeyEnv`. */
@@ -48,7 +51,8 @@ class AttemptFailure extends Error {
 }
 
 /** A ChatModel over any OpenAI-compatible endpoint: cache, retries, timeouts, limits, balancing and cost. */
-export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, options: ChatModelOptions = {}): ChatModel {
+export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConfig, options: ChatModelOptions = {}): ChatModel {
+  const role = parseLlmRole(roleInput);
   const backoff: BackoffPolicy = { ...defaultBackoff, ...options.backoff };
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? sleepCancellable;
@@ -73,12 +77,11 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
   const scrub = (text: string): string => scrubSecrets(text, secrets);
   const where = (baseUrl: string): string => `endpoint "${endpoint.name}" (${baseUrl}), model "${role.model}"`;
 
-  const attempt = async (target: EndpointTarget, request: ChatRequest): Promise<WireAnswer> => {
+  const attempt = async (target: EndpointTarget, request: ChatRequest, params: WireParams): Promise<WireAnswer> => {
     // Creating the client may resolve the key, and fail with an actionable missing-key error.
     const client = target.client;
     // The pool may come from the host with a key we were never given: scrub that one too.
     addSecret(client.apiKey);
-    const params = toWireParams(role.model, request);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -124,12 +127,12 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
     return new AttemptFailure(new ModelError('invalid_response', `${at}: unreadable answer (${scrub(message)}). Check that the server speaks the Chat Completions API.`));
   };
 
-  const network = async (request: ChatRequest): Promise<WireAnswer> => {
+  const network = async (request: ChatRequest, params: WireParams): Promise<WireAnswer> => {
     const maxAttempts = endpoint.maxRetries + 1;
     for (let n = 1; ; n++) {
       throwIfCancelled(request.signal);
       try {
-        return await getPool().run((target) => attempt(target, request));
+        return await getPool().run((target) => attempt(target, request, params));
       } catch (err) {
         if (!(err instanceof AttemptFailure)) throw err;
         const { error } = err;
@@ -149,14 +152,15 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
 
   return {
     label: `llm ${endpoint.name}/${role.model}`,
+    settings: modelSettingsOf(endpoint, role),
     stats: () => ({ ...stats, usage: { ...stats.usage } }),
-    async complete(input) {
+    async complete(request) {
       stats.calls++;
-      const request: ChatRequest = { ...input, temperature: input.temperature ?? role.temperature, maxTokens: input.maxTokens ?? role.maxTokens };
+      const params = toWireParams(role, request);
       const started = performance.now();
       // Hashing the request costs CPU per call; only a cache needs it.
       const useCache = cache !== undefined && cache.mode !== 'off';
-      const normalised = useCache ? normaliseRequest(role.model, request, endpoint.baseUrls) : undefined;
+      const normalised = useCache ? normaliseRequest(params, endpoint.baseUrls) : undefined;
       const key = normalised ? requestCacheKey(normalised) : '';
       if (cache && normalised && useCache) {
         const hit = await cache.get(key);
@@ -183,23 +187,24 @@ export function createChatModel(endpoint: EndpointConfig, role: LlmRoleConfig, o
         }
       }
       // A server may echo the key back in what it generates; the answer is stored in run files and the cache.
-      const answer = scrubAnswer(await network(request), scrub);
+      const answer = scrubAnswer(await network(request, params), scrub);
       const costUsd = callCostUsd(endpoint.prices, [role.model, answer.model], answer.promptTokens, answer.completionTokens);
       const usage: Usage = { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, cachedTokens: answer.cachedTokens, costUsd };
       const response: ChatResponse = {
-        message: { content: answer.content, toolCalls: answer.toolCalls },
+        message: { content: answer.content, toolCalls: answer.toolCalls, ...(answer.reasoning !== undefined ? { reasoning: answer.reasoning } : {}) },
         finishReason: answer.finishReason,
         usage,
         model: answer.model || role.model,
         cached: false,
         latencyMs: performance.now() - started,
+        ...(answer.tokens ? { tokens: answer.tokens } : {}),
       };
       stats.usage = addUsage(stats.usage, usage);
       stats.spentUsd += costUsd;
       if (cache?.mode === 'rw' && normalised) {
         // A paid answer is worth more than its recording: a failed write is logged, and a later replay reports the miss.
         await cache
-          .put({ formatVersion: 1, key, recordedAt: new Date().toISOString(), request: normalised, response: { message: response.message, finishReason: response.finishReason, usage, model: response.model } }, positionalKey(normalised))
+          .put({ formatVersion: 1, key, recordedAt: new Date().toISOString(), request: normalised, response: { message: response.message, finishReason: response.finishReason, usage, model: response.model, ...(response.tokens ? { tokens: response.tokens } : {}) } }, positionalKey(normalised))
           .catch((err: unknown) => log(`could not record a response in the request cache ${cache.dir}: ${err instanceof Error ? err.message : String(err)}`));
       }
       return response;
@@ -211,6 +216,7 @@ function scrubAnswer(answer: WireAnswer, scrub: (text: string) => string): WireA
   return {
     ...answer,
     content: answer.content === null ? null : scrub(answer.content),
+    ...(answer.reasoning !== undefined ? { reasoning: scrub(answer.reasoning) } : {}),
     toolCalls: answer.toolCalls.map((c) => ({ id: scrub(c.id), name: scrub(c.name), arguments: scrub(c.arguments) })),
     model: scrub(answer.model),
   };

@@ -12,7 +12,8 @@ export interface CacheEntry {
   key: string;
   recordedAt: string;
   request: NormalisedRequest;
-  response: Pick<ChatResponse, 'message' | 'finishReason' | 'usage' | 'model'>;
+  /** The answer as the roles saw it: content with text tool calls, reasoning, token data (replayed exactly). */
+  response: Pick<ChatResponse, 'message' | 'finishReason' | 'usage' | 'model' | 'tokens'>;
 }
 
 export interface RequestCache {

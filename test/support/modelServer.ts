@@ -1,10 +1,16 @@
 // A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks. It speaks /v1/chat/completions
 // (JSON and SSE streaming, tool calls, usage) and /v1/models, answers from per-role scripts, counts every request,
-// and injects the faults a real server produces: 429 with Retry-After, 5xx, hangs, malformed tool calls.
+// and injects the faults a real server produces: 429 with Retry-After, 5xx, hangs, malformed tool calls, a context
+// window overflow. With a `flavor` it sends the exact reply shapes of vLLM (with and without reasoning and tool
+// parsers), SGLang, Ollama or llama.cpp's server: see serverFlavors.ts for the documentation each follows.
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { roleFromSystemPrompt } from '../../src/core/roles/llm/roleMarker.js';
+import { completionExtras, flavorReply, modelList, toolCallId, toolChoiceRefusal, type FlavoredReply, type FlavorOptions, type ServerFlavor, type WireToolCall } from './serverFlavors.js';
+import { completionTokens, promptTokenIds, type SentTokens } from './serverTokens.js';
+
+export type { ServerFlavor } from './serverFlavors.js';
 
 export interface ScriptedToolCall {
   name: string;
@@ -21,6 +27,8 @@ export interface ScriptedUsage {
 
 export interface MessageReply {
   content?: string | null;
+  /** What a reasoning model thought; the flavour decides where it goes (a field, or inline <think> in content). */
+  reasoning?: string;
   toolCalls?: ScriptedToolCall[];
   finishReason?: string;
   /** Defaults to a deterministic count derived from the text sizes. */
@@ -50,11 +58,13 @@ export interface RecordedRequest {
   body: ChatBody;
   authorization: string | undefined;
   headers: IncomingHttpHeaders;
+  /** What the server answered (set once it has): the reply in its wire shape and any token data it sent. */
+  sent?: { reply: FlavoredReply; tokens?: SentTokens };
 }
 
 export interface ChatBody {
   model: string;
-  messages: { role: string; content?: string | null; tool_calls?: unknown[]; tool_call_id?: string }[];
+  messages: { role: string; content?: string | null; tool_calls?: unknown[]; tool_call_id?: string; reasoning?: string; reasoning_content?: string }[];
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   tools?: unknown[];
@@ -76,6 +86,8 @@ export interface ModelServer {
   count(role?: string): number;
   /** Most chat requests that were open at the same time (a concurrency limit shows here). */
   readonly peakInFlight: number;
+  /** GET /v1/models requests received (context-window discovery). */
+  readonly modelListRequests: number;
   /** Replies still queued for a role (or all roles): a test can assert its script was used up. */
   pending(role?: string): number;
   close(): Promise<void>;
@@ -93,15 +105,29 @@ export const reply = {
   hang: (): HangReply => ({ hang: true }),
 };
 
-export async function startModelServer(options: { latencyMs?: number; model?: string } = {}): Promise<ModelServer> {
+export interface ModelServerOptions extends Partial<FlavorOptions> {
+  latencyMs?: number;
+  model?: string;
+  /** Refuse prompts longer than this (in the server's token count) with the 400 vLLM sends; reported in /v1/models. */
+  contextWindow?: number;
+}
+
+export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const latencyMs = options.latencyMs ?? 0;
   const defaultModel = options.model ?? 'test-model';
+  const flavor: FlavorOptions = {
+    flavor: options.flavor ?? 'openai',
+    reasoningParser: options.reasoningParser ?? true,
+    toolParser: options.toolParser ?? true,
+    legacyReasoningField: options.legacyReasoningField ?? false,
+  };
   const queues = new Map<string, ScriptedReply[]>();
   const handlers = new Map<string, ReplyFunction>();
   const requests: RecordedRequest[] = [];
   const hanging = new Set<ServerResponse>();
   let inFlight = 0;
   let peakInFlight = 0;
+  let modelListRequests = 0;
 
   const nextReply = async (request: RecordedRequest): Promise<ScriptedReply> => {
     for (const key of [request.role, 'any']) {
@@ -142,17 +168,34 @@ export async function startModelServer(options: { latencyMs?: number; model?: st
     if ('status' in scripted) {
       return sendError(res, scripted.status, scripted.message ?? `scripted status ${scripted.status}`, scripted.retryAfter);
     }
-    const message = normaliseReply(scripted, recorded.seq);
+    const refusal = toolChoiceRefusal(flavor, body);
+    if (refusal) return sendError(res, 400, refusal, undefined, flavor.flavor);
+    const promptTokens = defaultUsage(body, { content: '', toolCalls: [], finishReason: 'stop' }).promptTokens;
+    const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 0;
+    if (options.contextWindow !== undefined && (promptTokens >= options.contextWindow || promptTokens + maxTokens > options.contextWindow)) {
+      return sendError(res, 400, `This model's maximum context length is ${options.contextWindow} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`, undefined, flavor.flavor);
+    }
+    const message = flavorReply(flavor, body, normaliseReply(scripted, recorded.seq, flavor.flavor));
+    const tokens = sentTokens(flavor.flavor, body, message);
+    recorded.sent = { reply: message, ...(tokens ? { tokens } : {}) };
     const usage = scripted.usage ?? defaultUsage(body, message);
     const model = scripted.model ?? (body.model || defaultModel);
-    if (recorded.stream) return sendStream(res, message, usage, model, body.stream_options?.include_usage === true);
+    if (recorded.stream) return sendStream(res, flavor.flavor, message, usage, model, body, tokens);
+    const extras = completionExtras(flavor.flavor);
+    const wireMessage: Record<string, unknown> = { role: 'assistant', content: message.content };
+    if (message.reasoningField) wireMessage[message.reasoningField] = message.reasoning;
+    if (message.toolCalls.length) wireMessage.tool_calls = message.toolCalls.map((c, index) => (flavor.flavor === 'ollama' ? { ...c, index } : c));
+    const choice: Record<string, unknown> = { index: 0, message: wireMessage, finish_reason: message.finishReason, logprobs: tokens ? logprobsOf(flavor.flavor, tokens.completionTokens, tokens.completionLogprobs) : null, ...extras.choice };
+    if (tokens && wantsTokenIds(flavor.flavor, body)) choice.token_ids = tokens.completionTokenIds;
     sendJson(res, 200, {
       id: `chatcmpl-${recorded.seq}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: message.content, ...(message.toolCalls.length ? { tool_calls: message.toolCalls } : {}) }, finish_reason: message.finishReason, logprobs: null }],
+      choices: [choice],
       usage: wireUsage(usage),
+      ...extras.top,
+      ...(tokens && wantsTokenIds(flavor.flavor, body) ? { prompt_token_ids: tokens.promptTokenIds } : {}),
     });
   };
 
@@ -162,7 +205,8 @@ export async function startModelServer(options: { latencyMs?: number; model?: st
     req.on('end', () => {
       const url = req.url ?? '';
       if (req.method === 'GET' && url.endsWith('/models')) {
-        return sendJson(res, 200, { object: 'list', data: [{ id: defaultModel, object: 'model', created: 0, owned_by: 'coevolve-test' }] });
+        modelListRequests++;
+        return sendJson(res, 200, modelList(flavor.flavor, defaultModel, options.contextWindow));
       }
       if (req.method === 'POST' && url.endsWith('/chat/completions')) {
         inFlight++;
@@ -183,6 +227,9 @@ export async function startModelServer(options: { latencyMs?: number; model?: st
     requests,
     get peakInFlight() {
       return peakInFlight;
+    },
+    get modelListRequests() {
+      return modelListRequests;
     },
     script(role, ...replies) {
       const queue = queues.get(role) ?? [];
@@ -207,35 +254,54 @@ export async function startModelServer(options: { latencyMs?: number; model?: st
   };
 }
 
-interface WireToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
 interface WireMessage {
   content: string | null;
+  reasoning?: string;
   toolCalls: WireToolCall[];
   finishReason: string;
 }
 
-function normaliseReply(r: MessageReply, seq: number): WireMessage {
+function normaliseReply(r: MessageReply, seq: number, flavor: ServerFlavor): WireMessage {
   const toolCalls = (r.toolCalls ?? []).map((c, i) => ({
-    id: c.id ?? `call_${seq}_${i}`,
+    id: c.id ?? toolCallId(flavor, seq, i),
     type: 'function' as const,
     function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
   }));
   return {
     content: r.content === undefined ? (toolCalls.length ? null : '') : r.content,
+    ...(r.reasoning !== undefined ? { reasoning: r.reasoning } : {}),
     toolCalls,
     finishReason: r.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop'),
+  };
+}
+
+/** Token data, where the flavour sends it and the request asked: vLLM and SGLang logprobs, vLLM token ids. */
+function sentTokens(flavor: ServerFlavor, body: ChatBody, m: FlavoredReply): SentTokens | undefined {
+  if (body.logprobs !== true || flavor === 'ollama' || flavor === 'llamacpp') return undefined;
+  const generated = `${m.reasoning !== undefined ? `<think>\n${m.reasoning}\n</think>\n\n` : ''}${m.content ?? ''}${m.toolCalls.map((c) => `<tool_call>${JSON.stringify(c.function)}</tool_call>`).join('')}`;
+  const asIds = flavor === 'vllm' && body.return_tokens_as_token_ids === true;
+  return { promptTokenIds: promptTokenIds(body.messages), ...completionTokens(generated || ' ', asIds) };
+}
+
+function wantsTokenIds(flavor: ServerFlavor, body: ChatBody): boolean {
+  return flavor === 'vllm' && body.return_token_ids === true;
+}
+
+function logprobsOf(flavor: ServerFlavor, tokens: string[], logprobs: number[]): { content: unknown[] } {
+  return {
+    content: tokens.map((token, i) => ({
+      token,
+      logprob: logprobs[i],
+      bytes: flavor === 'sglang' || flavor === 'openai' ? [...Buffer.from(token)] : null,
+      top_logprobs: [],
+    })),
   };
 }
 
 /** A stable stand-in for a tokenizer: about four characters per token. */
 function defaultUsage(body: ChatBody, m: WireMessage): ScriptedUsage {
   const promptChars = JSON.stringify(body.messages).length + (body.tools ? JSON.stringify(body.tools).length : 0);
-  const completionChars = (m.content ?? '').length + m.toolCalls.reduce((n, c) => n + c.function.name.length + c.function.arguments.length, 0);
+  const completionChars = (m.content ?? '').length + (m.reasoning ?? '').length + m.toolCalls.reduce((n, c) => n + c.function.name.length + c.function.arguments.length, 0);
   return { promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.max(1, Math.ceil(completionChars / 4)), cachedTokens: 0 };
 }
 
@@ -248,24 +314,52 @@ function wireUsage(u: ScriptedUsage): Record<string, unknown> {
   };
 }
 
-function sendStream(res: ServerResponse, m: WireMessage, usage: ScriptedUsage, model: string, includeUsage: boolean): void {
+function sendStream(res: ServerResponse, flavor: ServerFlavor, m: FlavoredReply, usage: ScriptedUsage, model: string, body: ChatBody, tokens: SentTokens | undefined): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const base = { id: 'chatcmpl-stream', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  const base = { id: 'chatcmpl-stream', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, ...(flavor === 'ollama' ? { system_fingerprint: 'fp_ollama' } : {}) };
   const send = (choices: unknown[], extra: Record<string, unknown> = {}): void => {
     res.write(`data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`);
   };
-  send([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
-  // Content and tool-call arguments arrive in pieces, as real servers send them.
-  for (const piece of splitInPieces(m.content ?? '', 3)) send([{ index: 0, delta: { content: piece }, finish_reason: null }]);
+  // Ollama repeats the role in every delta; the others send it once, first.
+  const role = flavor === 'ollama' ? { role: 'assistant' } : {};
+  const deltas: Record<string, unknown>[] = [];
+  if (m.reasoningField && m.reasoning) for (const piece of splitInPieces(m.reasoning, 3)) deltas.push({ ...role, content: flavor === 'ollama' ? '' : null, [m.reasoningField]: piece });
+  // Content and tool-call arguments arrive in pieces, as real servers send them; Ollama sends a call whole.
+  for (const piece of splitInPieces(m.content ?? '', 3)) deltas.push({ ...role, content: piece });
   m.toolCalls.forEach((call, index) => {
-    send([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, finish_reason: null }]);
-    for (const piece of splitInPieces(call.function.arguments, 2)) {
-      send([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }]);
+    if (flavor === 'ollama') {
+      deltas.push({ ...role, content: '', tool_calls: [{ id: call.id, index, type: 'function', function: call.function }] });
+      return;
     }
+    deltas.push({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] });
+    for (const piece of splitInPieces(call.function.arguments, 2)) deltas.push({ tool_calls: [{ index, function: { arguments: piece } }] });
   });
-  send([{ index: 0, delta: {}, finish_reason: m.finishReason }]);
-  if (includeUsage) send([], { usage: wireUsage(usage) });
+  // Token ids and logprobs ride on the chunks that carry the text, spread in order.
+  const tokenSlices = tokens ? spread(tokens.completionTokenIds.length, Math.max(1, deltas.length)) : [];
+  const first: Record<string, unknown> = { index: 0, delta: flavor === 'llamacpp' ? { role: 'assistant', content: null } : { role: 'assistant', content: '' }, finish_reason: null };
+  send([first], tokens && wantsTokenIds(flavor, body) ? { prompt_token_ids: tokens.promptTokenIds } : {});
+  deltas.forEach((delta, i) => {
+    const choice: Record<string, unknown> = { index: 0, delta, finish_reason: null };
+    const slice = tokenSlices[i];
+    if (tokens && slice) {
+      choice.logprobs = logprobsOf(flavor, tokens.completionTokens.slice(slice[0], slice[1]), tokens.completionLogprobs.slice(slice[0], slice[1]));
+      if (wantsTokenIds(flavor, body)) choice.token_ids = tokens.completionTokenIds.slice(slice[0], slice[1]);
+    }
+    send([choice]);
+  });
+  if (tokens && deltas.length === 0) {
+    send([{ index: 0, delta: {}, finish_reason: null, logprobs: logprobsOf(flavor, tokens.completionTokens, tokens.completionLogprobs), ...(wantsTokenIds(flavor, body) ? { token_ids: tokens.completionTokenIds } : {}) }]);
+  }
+  send([{ index: 0, delta: flavor === 'ollama' ? { role: 'assistant', content: '' } : {}, finish_reason: m.finishReason }], flavor === 'llamacpp' ? completionExtras('llamacpp').top : {});
+  if (body.stream_options?.include_usage === true) send([], { usage: wireUsage(usage) });
   res.end('data: [DONE]\n\n');
+}
+
+/** [start, end) slices that cover n items in `parts` nearly equal runs. */
+function spread(n: number, parts: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 0; i < parts; i++) out.push([Math.floor((i * n) / parts), Math.floor(((i + 1) * n) / parts)]);
+  return out;
 }
 
 function splitInPieces(text: string, pieces: number): string[] {
@@ -282,9 +376,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-function sendError(res: ServerResponse, status: number, message: string, retryAfter?: string): void {
+function sendError(res: ServerResponse, status: number, message: string, retryAfter?: string, flavor: ServerFlavor = 'openai'): void {
   if (res.headersSent) return void res.end();
-  sendJson(res, status, { error: { message, type: status === 429 ? 'rate_limit_error' : 'server_error', code: null } }, retryAfter !== undefined ? { 'retry-after': retryAfter } : {});
+  const type = status === 429 ? 'rate_limit_error' : status === 400 ? (flavor === 'vllm' ? 'BadRequestError' : 'invalid_request_error') : 'server_error';
+  sendJson(res, status, { error: { message, type, param: null, code: flavor === 'vllm' || flavor === 'llamacpp' ? status : null } }, retryAfter !== undefined ? { 'retry-after': retryAfter } : {});
 }
 
 function sleep(ms: number): Promise<void> {

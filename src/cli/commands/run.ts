@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { runCoevolution, type RunOutcome } from '../../core/evolution/controller.js';
 import { systemClock } from '../../core/ports/clock.js';
 import { loadRunConfig, SpecError } from '../../core/spec/load.js';
-import type { RunConfig } from '../../core/spec/run.js';
+import { endpointSchema, llmRoleSchema, type RunConfig } from '../../core/spec/run.js';
 import { toolVersion } from '../../core/version.js';
 import { loadRunHistory } from '../../store/runHistory.js';
 import { openRun, readManifest } from '../../store/runReader.js';
@@ -204,11 +204,11 @@ function applyOverrides(config: RunConfig, flags: RunFlags): RunConfig {
   if (flags.cache !== undefined && !['off', 'rw', 'replay'].includes(flags.cache)) throw new UserError(`--cache must be off, rw or replay, got "${flags.cache}"`);
   if (flags.llm !== undefined) {
     if (!flags.model) throw new UserError('--llm needs --model NAME (the model the endpoint serves)');
-    out.endpoints = [
-      ...out.endpoints.filter((e) => e.name !== 'cli'),
-      { name: 'cli', baseUrls: [flags.llm], maxConcurrency: 8, timeoutMs: 120_000, maxRetries: 4, prices: {} },
-    ];
-    const role = { kind: 'llm' as const, endpoint: 'cli', model: flags.model, temperature: 0.7, maxTokens: 1024 };
+    const endpoint = endpointSchema.safeParse({ name: 'cli', baseUrls: [flags.llm] });
+    if (!endpoint.success) throw new UserError(`--llm must be a URL such as http://127.0.0.1:8000/v1, got "${flags.llm}"`);
+    out.endpoints = [...out.endpoints.filter((e) => e.name !== 'cli'), endpoint.data];
+    // The schema's defaults: no max_tokens (a reasoning model spends a fixed budget thinking), a long timeout.
+    const role = llmRoleSchema.parse({ kind: 'llm', endpoint: 'cli', model: flags.model });
     out.roles = { agent: role, user: role, designer: role, judge: role };
   }
   return out;

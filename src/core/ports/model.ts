@@ -4,7 +4,12 @@ import type { Cancellation } from './cancellation.js';
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
+  /**
+   * `reasoning` is what a reasoning model thought before answering (vLLM `reasoning`, DeepSeek/SGLang/llama.cpp
+   * `reasoning_content`, Ollama `reasoning`, or an inline `<think>` block). It is kept with the turn; whether it is
+   * sent back to the model is the adapter's per-role choice.
+   */
+  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[]; reasoning?: string }
   | { role: 'tool'; toolCallId: string; content: string };
 
 export interface ToolCall {
@@ -30,6 +35,8 @@ export interface ChatRequest {
   temperature?: number;
   maxTokens?: number;
   seed?: number;
+  topP?: number;
+  stop?: string[];
   /**
    * Stream the completion (server-sent events) so a long generation stops as soon as `signal` aborts. The result is
    * the same as without streaming; usage comes from the final chunk.
@@ -45,14 +52,45 @@ export interface Usage {
   costUsd: number;
 }
 
+/**
+ * Token-level data of one completion, where the server sends it (vLLM with `return_token_ids` and logprobs; any
+ * server with OpenAI logprobs). Arrays are aligned: `completionLogprobs[i]` is the log-probability of the i-th
+ * completion token.
+ */
+export interface TokenData {
+  promptTokenIds?: number[];
+  completionTokenIds?: number[];
+  completionLogprobs?: number[];
+}
+
 export interface ChatResponse {
-  message: { content: string | null; toolCalls: ToolCall[] };
+  message: { content: string | null; toolCalls: ToolCall[]; reasoning?: string };
   finishReason: string;
   usage: Usage;
   model: string;
   /** True when served from the request cache. */
   cached: boolean;
   latencyMs: number;
+  tokens?: TokenData;
+}
+
+/**
+ * What a rollout records of the model behind a role, so it can be reproduced: where it ran and how it was asked.
+ * Never a key.
+ */
+export interface ModelSettings {
+  endpoint: string;
+  baseUrls: string[];
+  model: string;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  stop?: string[];
+  extraBody?: Record<string, unknown>;
+  sendReasoning: 'none' | 'last' | 'all';
+  toolCallFormat: string;
+  tokenData: string;
+  contextWindow?: number;
 }
 
 /** One model as a role sees it: a configured endpoint + model name + sampling parameters. */
@@ -61,6 +99,28 @@ export interface ChatModel {
   complete(request: ChatRequest): Promise<ChatResponse>;
   /** Running totals of this model's calls, for cost reports and budget checks (LLM adapters provide it). */
   stats?(): ModelStats;
+  /** How the model is configured (LLM adapters provide it); recorded in rollouts. */
+  readonly settings?: ModelSettings;
+  /**
+   * The model's context length in tokens: from the config, else what the server reports (`/v1/models`), else
+   * undefined (unknown: no fitting is done).
+   */
+  contextWindow?(signal?: Cancellation): Promise<number | undefined>;
+}
+
+/**
+ * Thrown when a conversation cannot fit the model's context window even after the history policy; the rollout ends
+ * `truncated: context` instead of an error.
+ */
+export class ContextWindowExceeded extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContextWindowExceeded';
+  }
+}
+
+export function isContextWindowExceeded(err: unknown): err is ContextWindowExceeded {
+  return err instanceof Error && err.name === 'ContextWindowExceeded';
 }
 
 export interface ModelStats {

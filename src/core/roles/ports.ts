@@ -1,5 +1,5 @@
 import type { Cancellation } from '../ports/cancellation.js';
-import type { ToolDefinition, Usage } from '../ports/model.js';
+import type { ModelSettings, ToolDefinition, Usage } from '../ports/model.js';
 import type { Rng } from '../ports/rng.js';
 import type { AtifStep, CommandObservation, StopReason, UserRating, VerifierOutcome } from '../rollout/trajectory.js';
 import type { AgentConfig } from '../spec/agent.js';
@@ -12,6 +12,8 @@ export interface RoleIdentity {
   readonly kind: 'builtin' | 'llm';
   /** e.g. "built-in heuristic agent (not an LLM)" or "llm local/qwen3-8b". */
   readonly label: string;
+  /** LLM roles: the model and how it is asked, recorded in each rollout. */
+  readonly settings?: ModelSettings;
 }
 
 // ---------------------------------------------------------------- agent
@@ -36,6 +38,8 @@ export type AgentToolCall =
 
 export interface AgentTurn {
   message: string | null;
+  /** What a reasoning model thought before this turn; kept in the trajectory, never sent to the simulated user. */
+  reasoning?: string;
   calls: AgentToolCall[];
   usage: Usage;
   modelName?: string;

@@ -10,6 +10,7 @@ import type { EnvironmentSpec } from '../spec/environment.js';
 import type { RunConfig } from '../spec/run.js';
 import type { UserProfile } from '../spec/user.js';
 import { computeRewards, isSuccess } from './rewards.js';
+import { roleModels } from './roleModels.js';
 import type { AtifStep, RolloutRecord, RolloutStatus, UserRating, VerifierOutcome } from './trajectory.js';
 import { parseRewardText } from './verifierReward.js';
 
@@ -116,6 +117,7 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
       const agentStep = step({
         source: 'agent',
         message: turn.message ?? '',
+        ...(turn.reasoning ? { reasoning_content: turn.reasoning } : {}),
         ...(turn.modelName ? { model_name: turn.modelName } : {}),
         tool_calls: turn.calls.map(toAtifCall),
         metrics: { prompt_tokens: turn.usage.promptTokens, completion_tokens: turn.usage.completionTokens, cached_tokens: turn.usage.cachedTokens, cost_usd: turn.usage.costUsd },
@@ -232,6 +234,8 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
     usage,
     timing,
   };
+  const models = roleModels(deps.roles);
+  if (models) record.models = models;
   if (end?.status === 'truncated') record.truncationReason = end.reason;
   if (error) record.error = error;
   if (verifier) record.verifier = verifier;

@@ -1,4 +1,4 @@
-import type { Usage } from '../ports/model.js';
+import type { ModelSettings, Usage } from '../ports/model.js';
 
 /**
  * Steps follow ATIF field names (snake_case) so a rollout file's `steps` can be handed to ATIF tooling as is;
@@ -30,6 +30,8 @@ export interface AtifStep {
   timestamp: string;
   source: 'system' | 'user' | 'agent';
   message: string;
+  /** ATIF: what a reasoning model thought before this step's message and calls (never shown to the simulated user). */
+  reasoning_content?: string;
   model_name?: string;
   tool_calls?: AtifToolCall[];
   observation?: { results: AtifObservationResult[] };
@@ -111,6 +113,8 @@ export interface RolloutRecord {
   usage: Usage;
   /** Wall time spent in sandbox calls and in model calls, for overhead accounting. */
   timing: { sandboxMs: number; modelMs: number };
+  /** The models behind the LLM roles and how they were asked (sampling, extraBody), for reproducibility. */
+  models?: Partial<Record<'agent' | 'user' | 'judge', ModelSettings>>;
 }
 
 /** What the event log and index keep of a rollout: enough for trees and tables without opening the file. */

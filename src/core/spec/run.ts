@@ -12,7 +12,7 @@ export const endpointSchema = z
     baseUrls: z.array(z.url()).min(1).max(64).describe('One or more OpenAI-compatible base URLs (e.g. http://127.0.0.1:8000/v1); requests are balanced across them.'),
     apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'apiKeyEnv names an environment variable').optional().describe('Environment variable holding the API key. Keys are never written into specs or run files.'),
     maxConcurrency: z.number().int().min(1).max(1024).default(8).describe('Requests in flight at once per base URL.'),
-    timeoutMs: z.number().int().min(100).max(3_600_000).default(120_000).describe('Timeout of one request in ms.'),
+    timeoutMs: z.number().int().min(100).max(3_600_000).default(600_000).describe('Timeout of one request in ms (reasoning models may think for minutes before they answer).'),
     maxRetries: z.number().int().min(0).max(20).default(4).describe('Retries on 429, 5xx and timeouts, with exponential backoff honouring Retry-After.'),
     prices: z
       .record(z.string(), z.strictObject({
@@ -24,16 +24,54 @@ export const endpointSchema = z
   })
   .describe('An OpenAI-compatible model server.');
 
+/** Request fields Coevolve sets itself; `extraBody` may not override them. */
+export const reservedBodyFields = ['model', 'messages', 'tools', 'tool_choice', 'stream', 'stream_options', 'response_format', 'seed', 'n'] as const;
+
+export const llmRoleSchema = z
+  .strictObject({
+    kind: z.literal('llm').describe('An LLM behind an OpenAI-compatible endpoint.'),
+    endpoint: idSchema.describe('Name of an entry in `endpoints`.'),
+    model: z.string().min(1).max(256).describe('Model name sent to the endpoint.'),
+    temperature: z.number().min(0).max(2).default(0.7).describe('Sampling temperature.'),
+    topP: z.number().gt(0).max(1).optional().describe('Nucleus sampling (top_p).'),
+    maxTokens: z
+      .number().int().min(1).max(1_000_000).optional()
+      .describe('Maximum completion tokens per call. Unset: the server decides (vLLM lets a reply fill the rest of the context), which a reasoning model needs to think before it answers.'),
+    stop: z.array(z.string().min(1).max(64)).max(8).optional().describe('Stop sequences.'),
+    extraBody: z
+      .record(z.string().min(1).max(64), z.unknown())
+      .optional()
+      .describe('Server-specific request fields sent as they are, e.g. {chat_template_kwargs: {enable_thinking: false}} for vLLM/SGLang or {reasoning_format: "deepseek"} for llama.cpp. Recorded in every rollout.'),
+    contextWindow: z.number().int().min(256).max(10_000_000).optional().describe("The model's context length in tokens. Unset: read from the server's /v1/models when it says (vLLM, SGLang: max_model_len; llama.cpp: n_ctx_train), else no fitting."),
+    sendReasoning: z
+      .enum(['none', 'last', 'all'])
+      .default('none')
+      .describe("Which of the model's past reasoning is sent back with the history: none (DeepSeek-R1 and Qwen3 templates want none), the last turn's, or all."),
+    reasoningField: z
+      .enum(['reasoning_content', 'reasoning', 'think-tags'])
+      .default('reasoning_content')
+      .describe('How past reasoning is sent back: as reasoning_content (vLLM, llama.cpp), reasoning (vLLM, Ollama) or inline <think> tags in content.'),
+    toolCallFormat: z
+      .enum(['auto', 'native', 'hermes', 'json', 'mistral', 'text'])
+      .default('auto')
+      .describe('Agent only. auto: native tool calls, and tool calls written as text (Hermes/Qwen <tool_call>, Mistral [TOOL_CALLS], a bare JSON object) recognised. native: native only. hermes/json/mistral: only that text format. text: no tools API; the agent writes its command or message in a fenced block.'),
+    tokenData: z
+      .enum(['off', 'logprobs', 'vllm'])
+      .default('off')
+      .describe('Agent only. Token-level data for RL: logprobs (OpenAI logprobs: completion log-probabilities) or vllm (also completion and prompt token ids: return_token_ids, return_tokens_as_token_ids). Kept per assistant turn in a sidecar next to the rollout file.'),
+  })
+  .superRefine((role, ctx) => {
+    for (const key of Object.keys(role.extraBody ?? {})) {
+      if ((reservedBodyFields as readonly string[]).includes(key)) {
+        ctx.addIssue({ code: 'custom', message: `extraBody may not set "${key}": Coevolve sets it itself`, path: ['extraBody', key] });
+      }
+    }
+  });
+
 export const roleSchema = z
   .discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('builtin').describe('The built-in, rule-based implementation (not an LLM).') }),
-    z.strictObject({
-      kind: z.literal('llm').describe('An LLM behind an OpenAI-compatible endpoint.'),
-      endpoint: idSchema.describe('Name of an entry in `endpoints`.'),
-      model: z.string().min(1).max(256).describe('Model name sent to the endpoint.'),
-      temperature: z.number().min(0).max(2).default(0.7).describe('Sampling temperature.'),
-      maxTokens: z.number().int().min(1).max(1_000_000).default(1024).describe('Maximum completion tokens per call.'),
-    }),
+    llmRoleSchema,
   ])
   .describe('Which implementation plays a role.');
 

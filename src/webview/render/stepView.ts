@@ -49,6 +49,14 @@ function toolCall(call: AtifToolCall, result: AtifObservationResult | undefined,
   </div>`;
 }
 
+/** A reasoning model's thinking, collapsed: recorded for inspection, never part of what the user was told. */
+function reasoningView(text: string, q: string): TemplateResult {
+  return html`<details class="reasoning">
+    <summary><span class="codicon codicon-lightbulb"></span> reasoning (${text.length} chars)</summary>
+    <pre class="reasoning-text">${highlight(text, q)}</pre>
+  </details>`;
+}
+
 export interface StepFlags {
   current: boolean;
   future: boolean;
@@ -71,6 +79,7 @@ export function stepView(step: AtifStep, flags: StepFlags, q: string, t0: number
       <span class="dim">+${offset.toFixed(1)}s</span>
       <span class="step-no">#${step.step_id}</span>
     </div>
+    ${step.reasoning_content ? reasoningView(step.reasoning_content, q) : nothing}
     ${step.message ? html`<div class="message">${highlight(step.message, q)}</div>` : nothing}
     ${(step.tool_calls ?? []).map((c) => toolCall(c, results.get(c.tool_call_id), q))}
     ${step.extra?.error ? html`<div class="step-error"><span class="codicon codicon-error"></span> ${highlight(step.extra.error, q)}</div>` : nothing}

@@ -44,7 +44,7 @@ describe('authoring: completion from the schema', () => {
 
   it('follows discriminated unions to the chosen option', () => {
     const text = 'apiVersion: coevolve/v1\nkind: Run\nroles:\n  agent:\n    kind: llm\n    \n';
-    assert.deepEqual(specCompletions('r.run.yaml', text, 5, 4).map((i) => i.label), ['endpoint', 'model', 'temperature', 'maxTokens']);
+    assert.deepEqual(specCompletions('r.run.yaml', text, 5, 4).map((i) => i.label), ['endpoint', 'model', 'temperature', 'topP', 'maxTokens', 'stop', 'extraBody', 'contextWindow', 'sendReasoning', 'reasoningField', 'toolCallFormat', 'tokenData']);
   });
 
   it('offers enum values after "key: " and replaces the value typed so far', () => {

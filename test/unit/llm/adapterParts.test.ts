@@ -1,11 +1,17 @@
 import assert from 'node:assert/strict';
 import { resolveApiKey } from '../../../src/llm/apiKey.js';
 import { callCostUsd } from '../../../src/llm/cost.js';
-import { describeRequest, normaliseRequest, positionalKey, requestCacheKey } from '../../../src/llm/requestKey.js';
+import { toWireParams } from '../../../src/llm/openaiWire.js';
+import { parseLlmRole } from '../../../src/llm/llmRole.js';
+import { describeRequest, normaliseRequest as normaliseBody, positionalKey, requestCacheKey } from '../../../src/llm/requestKey.js';
 import { parseRetryAfter, retryDelayMs } from '../../../src/llm/retryPolicy.js';
 import { scrubSecrets } from '../../../src/llm/scrubSecrets.js';
 import { endpointSchema } from '../../../src/core/spec/run.js';
 import type { ChatRequest } from '../../../src/core/ports/model.js';
+
+/** The key of a request as the adapter builds it: the wire body for this model, plus the endpoint's servers. */
+const normaliseRequest = (model: string, request: ChatRequest, urls: string[]) =>
+  normaliseBody(toWireParams(parseLlmRole({ kind: 'llm', endpoint: 'e', model, temperature: 0 }), request), urls);
 
 const headers = (h: Record<string, string>) => ({ get: (name: string) => h[name] ?? null });
 

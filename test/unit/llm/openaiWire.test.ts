@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type OpenAI from 'openai';
 import { fromStream, toWireParams } from '../../../src/llm/openaiWire.js';
+import { parseLlmRole } from '../../../src/llm/llmRole.js';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 const chunk = (delta: Record<string, unknown>, extra: Partial<Chunk> = {}): Chunk =>
@@ -35,7 +36,7 @@ describe('Chat Completions wire mapping', () => {
   });
 
   it('maps our request onto Chat Completions parameters', () => {
-    const params = toWireParams('m', {
+    const params = toWireParams(parseLlmRole({ kind: 'llm', endpoint: 'e', model: 'm' }), {
       messages: [
         { role: 'system', content: 's' },
         { role: 'assistant', content: null, toolCalls: [{ id: 'c', name: 'run_command', arguments: '{}' }] },

@@ -15,6 +15,7 @@ export function createLlmAgent(model: ChatModel, options: { maxToolResultChars?:
   return {
     kind: 'llm',
     label: model.label,
+    ...(model.settings ? { settings: model.settings } : {}),
     begin({ task, config, rng }) {
       const messages: ChatMessage[] = [{ role: 'system', content: agentSystemPrompt(task, config) }];
       const tools = task.tools.length > 0 ? task.tools : agentTools;
@@ -39,9 +40,11 @@ export function createLlmAgent(model: ChatModel, options: { maxToolResultChars?:
           }
           const res = await model.complete({ messages, tools, toolChoice: 'auto', seed, stream: true, ...(signal ? { signal } : {}) });
           pending = res.message.toolCalls;
-          messages.push({ role: 'assistant', content: res.message.content, ...(pending.length > 0 ? { toolCalls: pending } : {}) });
+          const reasoning = res.message.reasoning;
+          messages.push({ role: 'assistant', content: res.message.content, ...(pending.length > 0 ? { toolCalls: pending } : {}), ...(reasoning ? { reasoning } : {}) });
           const turn: AgentTurn = {
             message: res.message.content && res.message.content.trim() !== '' ? res.message.content : null,
+            ...(reasoning ? { reasoning } : {}),
             calls: pending.map(parseAgentToolCall),
             usage: res.usage,
             modelName: res.model,

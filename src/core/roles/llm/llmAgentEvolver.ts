@@ -31,6 +31,7 @@ export function createLlmAgentEvolver(model: ChatModel, options: { maxRepairs?: 
   return {
     kind: 'llm',
     label: model.label,
+    ...(model.settings ? { settings: model.settings } : {}),
     async propose({ current, failures, generation, rng, signal }) {
       const operator = 'llm:reflect';
       const shown = failures.slice(0, maxFailures);

@@ -17,6 +17,7 @@ export function createLlmDesigner(model: ChatModel, options: { maxRepairs?: numb
   return {
     kind: 'llm',
     label: model.label,
+    ...(model.settings ? { settings: model.settings } : {}),
     async propose({ parent, direction, knob, stats, generation, rng, signal }) {
       const operator = `llm:${direction}${knob ? `:${knob}` : ''}`;
       const identity = {

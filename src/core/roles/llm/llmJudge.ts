@@ -58,6 +58,7 @@ export function createLlmJudge(model: ChatModel, options: { maxRepairs?: number 
   return {
     kind: 'llm',
     label: model.label,
+    ...(model.settings ? { settings: model.settings } : {}),
     async judge({ env, steps, verifier, signal }) {
       const submitted = steps.some((s) => s.tool_calls?.some((c) => c.function_name === 'submit'));
       const result = await completeStructured(model, {

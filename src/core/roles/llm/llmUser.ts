@@ -51,6 +51,7 @@ export function createLlmUser(model: ChatModel, options: { maxRepairs?: number }
   return {
     kind: 'llm',
     label: model.label,
+    ...(model.settings ? { settings: model.settings } : {}),
     begin({ env, profile, rng }) {
       const messages: ChatMessage[] = [{ role: 'system', content: userSystemPrompt(env, profile) }];
       const facts = userFacts(env, profile);
@@ -62,7 +63,7 @@ export function createLlmUser(model: ChatModel, options: { maxRepairs?: number }
       const speak = async (signal: AbortSignal | undefined): Promise<UserTurn> => {
         const res = await model.complete({ messages, seed, ...(signal ? { signal } : {}) });
         const raw = res.message.content ?? '';
-        messages.push({ role: 'assistant', content: raw });
+        messages.push({ role: 'assistant', content: raw, ...(res.message.reasoning ? { reasoning: res.message.reasoning } : {}) });
         const { message, stop } = readStopToken(raw);
         const newly = facts.filter((f) => !disclosed.has(f.id) && statesFact(message, f)).map((f) => f.id);
         newly.forEach((id) => disclosed.add(id));

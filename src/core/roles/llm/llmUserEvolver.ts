@@ -36,6 +36,7 @@ export function createLlmUserEvolver(model: ChatModel, options: { maxRepairs?: n
   return {
     kind: 'llm',
     label: model.label,
+    ...(model.settings ? { settings: model.settings } : {}),
     async propose({ parent, direction, stats, generation, rng, signal }) {
       const operator = `llm:user-${direction}`;
       const identity = { apiVersion: parent.apiVersion, kind: parent.kind, id: childId(parent.id, generation, rng), lineage: { parent: parent.id, operator, generation } };
