@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { specApiVersion } from '../core/spec/common.js';
 import { userProfileSchema, type UserProfile } from '../core/spec/user.js';
 import { toolVersion } from '../core/version.js';
+import { FolderReadError, SafeFolder } from '../files/safeFolder.js';
 import { idFromName } from './idFromName.js';
 import type { ImportedItem, ImportResult } from './importReport.js';
 
@@ -25,17 +25,14 @@ export function importTau2Tasks(files: readonly string[], options: Tau2ImportOpt
   const ids = new Set<string>();
   for (const f of files) {
     const file = resolve(f);
-    if (!existsSync(file)) {
-      result.skipped.push({ source: file, reason: 'does not exist' });
-      continue;
-    }
-    if (statSync(file).isDirectory()) {
-      result.skipped.push({ source: file, reason: 'is a folder; pass the tasks JSON file (e.g. data/tau2/domains/airline/tasks.json)' });
+    const text = readTasksFile(file);
+    if (typeof text !== 'string') {
+      result.skipped.push({ source: file, reason: text.reason });
       continue;
     }
     let data: unknown;
     try {
-      data = JSON.parse(readFileSync(file, 'utf8'));
+      data = JSON.parse(text);
     } catch (err) {
       result.skipped.push({ source: file, reason: `is not valid JSON (${err instanceof Error ? err.message : String(err)})` });
       continue;
@@ -65,6 +62,31 @@ export function importTau2Tasks(files: readonly string[], options: Tau2ImportOpt
     });
   }
   return result;
+}
+
+/** The largest tasks file read (tau2's biggest domain file is a few MiB). */
+export const maxTau2FileBytes = 256 * 1024 * 1024;
+
+/**
+ * A tasks file under the import rules: its folder is the boundary, so a link is read only when it resolves
+ * inside that folder; regular files only, capped, UTF-8 without NUL bytes.
+ */
+function readTasksFile(file: string): string | { reason: string } {
+  let folder: SafeFolder;
+  try {
+    folder = SafeFolder.open(dirname(file));
+  } catch {
+    return { reason: 'does not exist' };
+  }
+  const entry = folder.entry(basename(file));
+  if (entry.kind === 'missing') return { reason: 'does not exist' };
+  if (entry.kind === 'dir') return { reason: 'is a folder; pass the tasks JSON file (e.g. data/tau2/domains/airline/tasks.json)' };
+  try {
+    return folder.readText(basename(file), { maxBytes: maxTau2FileBytes, what: 'a tasks file' });
+  } catch (err) {
+    if (err instanceof FolderReadError) return { reason: err.message };
+    throw err;
+  }
 }
 
 function isTable(v: unknown): v is Table {

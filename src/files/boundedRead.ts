@@ -143,9 +143,15 @@ function firstInvalidUtf8(buf: Buffer): number {
     if (ok(mid)) lo = mid;
     else hi = mid - 1;
   }
-  if (lo < buf.length) return lo;
-  // Every byte is valid but the last sequence is cut short: point at its lead byte.
-  let start = buf.length - 1;
-  while (start > 0 && buf.length - start < 4 && (buf[start]! & 0xc0) === 0x80) start--;
-  return start;
+  // The decoder fails on the byte after an incomplete sequence (or at the end): point at that sequence's lead.
+  return leadOfIncomplete(buf, lo) ?? lo;
+}
+
+function leadOfIncomplete(buf: Buffer, end: number): number | undefined {
+  let start = end - 1;
+  while (start >= 0 && end - start < 4 && (buf[start]! & 0xc0) === 0x80) start--;
+  if (start < 0) return undefined;
+  const lead = buf[start]!;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return need > end - start ? start : undefined;
 }

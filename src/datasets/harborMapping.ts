@@ -1,0 +1,236 @@
+// The fields of one Harbor task folder (already read, bounded, by harborImport.ts) mapped to an environment spec:
+// a Coevolve export maps back exactly from [metadata.coevolve]; a foreign task maps what it can and notes the rest.
+import { join } from 'node:path';
+import { specApiVersion } from '../core/spec/common.js';
+import type { EnvironmentSpecInput } from '../core/spec/environment.js';
+import type { DockerfileRead } from './dockerfile.js';
+import { inlineUserMarker } from './harborTask.js';
+import type { HarborImportOptions } from './harborImport.js';
+import { clampNoted, cutNoted, finiteNumber, formatSourceValue, sizeMb, textListNoted } from './importValues.js';
+
+export type Table = Record<string, unknown>;
+export type SandboxFileInput = { path: string; content: string; mode?: string };
+
+export interface HarborTaskContext {
+  /** The task folder as the user named it (for provenance and the header). */
+  dir: string;
+  name: string;
+  toml: Table;
+  co: Table | undefined;
+  instruction: string;
+  testSh: string;
+  solveSh: string | undefined;
+  verifySh: string | undefined;
+  dockerText: string | undefined;
+  docker: DockerfileRead | undefined;
+  solutionExtras: string[];
+  /** Files of a folder of the task as sandbox files (notes go to unmapped). */
+  files(rel: string, prefix: string, exclude?: (rel: string) => boolean): SandboxFileInput[];
+  id: string;
+  unmapped: string[];
+  header: string[];
+  options: HarborImportOptions;
+}
+
+const placeholderOracle = "echo 'the source task has no solution/solve.sh; write an oracle before validating this environment' >&2\nexit 1\n";
+
+type Sandbox = NonNullable<EnvironmentSpecInput['sandbox']>;
+
+function section(t: Table, key: string): Table {
+  const v = t[key];
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Table) : {};
+}
+
+function findCanary(texts: (string | undefined)[]): string | undefined {
+  for (const t of texts) {
+    const line = t?.split('\n').find((l) => /canary/i.test(l) && /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i.test(l));
+    if (line) return line.replace(/^[#\s/*<!-]+|[\s*/>-]+$/g, '').slice(0, 256);
+  }
+  return undefined;
+}
+
+function titleOf(instruction: string, fallback: string): string {
+  const heading = /^#{1,3}\s+(.+)$/m.exec(instruction)?.[1]?.trim();
+  if (heading) return heading.slice(0, 200);
+  return fallback.replace(/[-_]+/g, ' ').replace(/^\w/, (c) => c.toUpperCase()).slice(0, 200);
+}
+
+/** Image, workdir, workspace files and setup from the Dockerfile; cpus / memory / disk from [environment]. */
+function sandboxOf(ctx: HarborTaskContext, ours: boolean): Sandbox {
+  const { docker, unmapped, header } = ctx;
+  const envSec = section(ctx.toml, 'environment');
+  const sandbox: Sandbox = {};
+  if (docker?.kind === 'coevolve') {
+    sandbox.image = docker.sandbox.image;
+    sandbox.workdir = docker.sandbox.workdir;
+    if (Object.keys(docker.sandbox.env).length > 0) sandbox.env = docker.sandbox.env;
+    if (docker.sandbox.setup.length > 0) sandbox.setup = docker.sandbox.setup;
+    const files = ctx.files('environment/workspace', '');
+    if (files.length > 0) sandbox.files = files;
+  } else {
+    const tag = typeof envSec.docker_image === 'string' ? envSec.docker_image : `harbor/${ctx.id}:latest`;
+    sandbox.image = tag;
+    if (docker?.kind === 'foreign') {
+      if (docker.workdir && /^\/[A-Za-z0-9._/-]*$/.test(docker.workdir)) sandbox.workdir = docker.workdir;
+      header.push(`Build context: ${join(ctx.dir, 'environment')} (Dockerfile FROM ${docker.from ?? '?'}).`);
+      if (typeof envSec.docker_image !== 'string') {
+        header.push(`Build it with: docker build -t ${tag} ${join(ctx.dir, 'environment')}`);
+        unmapped.push(`environment/Dockerfile: kept as the build context reference (${docker.instructions.length} instructions); build it as ${tag}, which sandbox.image names`);
+      }
+    } else if (ctx.dockerText === undefined) {
+      unmapped.push(`environment/Dockerfile: missing (a docker-compose task?); sandbox.image is ${tag}, which you must provide`);
+    }
+  }
+  const limits = limitsOf(ctx, envSec, ours);
+  if (Object.keys(limits).length > 0) sandbox.limits = limits as NonNullable<Sandbox['limits']>;
+  return sandbox;
+}
+
+function limitsOf(ctx: HarborTaskContext, envSec: Table, ours: boolean): Record<string, number> {
+  const { unmapped } = ctx;
+  const limits: Record<string, number> = {};
+  const cpus = finiteNumber(envSec.cpus, 'environment.cpus', unmapped);
+  if (cpus !== undefined) limits.cpus = clampNoted(cpus, 0.1, 64, 'environment.cpus', unmapped);
+  const mem = envSec.memory_mb !== undefined ? finiteNumber(envSec.memory_mb, 'environment.memory_mb', unmapped) : sizeMb(envSec.memory, 'environment.memory', unmapped);
+  if (mem !== undefined) limits.memoryMb = clampNoted(Math.round(mem), 16, 65536, 'environment.memory_mb', unmapped);
+  const disk = envSec.storage_mb !== undefined ? finiteNumber(envSec.storage_mb, 'environment.storage_mb', unmapped) : sizeMb(envSec.storage, 'environment.storage', unmapped);
+  if (disk !== undefined) limits.diskMb = clampNoted(Math.round(disk), 1, 65536, 'environment.storage_mb', unmapped);
+  if (ours) {
+    const l = section(section(ctx.co ?? {}, 'sandbox'), 'limits');
+    const f = 'metadata.coevolve.sandbox.limits';
+    const pids = finiteNumber(l.pids, `${f}.pids`, unmapped);
+    if (pids !== undefined) limits.pids = pids;
+    const cmd = finiteNumber(l.command_timeout_sec, `${f}.command_timeout_sec`, unmapped);
+    if (cmd !== undefined) limits.commandTimeoutSec = cmd;
+    const out = finiteNumber(l.max_output_bytes, `${f}.max_output_bytes`, unmapped);
+    if (out !== undefined) limits.maxOutputBytes = out;
+  } else {
+    const agentSec = section(ctx.toml, 'agent');
+    const agentTimeout = agentSec.timeout_sec;
+    if (agentTimeout !== undefined) unmapped.push(`agent.timeout_sec = ${formatSourceValue(agentTimeout)}: Coevolve sets the wall clock per run (budgets.wallClockSec in the run config)`);
+    for (const k of ['gpus', 'gpu_types', 'mcp_servers', 'healthcheck']) if (envSec[k] !== undefined && envSec[k] !== 0) unmapped.push(`environment.${k}: Coevolve sandboxes have no equivalent`);
+    if (envSec.allow_internet === true) unmapped.push('environment.allow_internet = true: Coevolve sandboxes never have a network');
+  }
+  return limits;
+}
+
+function verifierOf(ctx: HarborTaskContext, ours: boolean): EnvironmentSpecInput['verifier'] {
+  const { unmapped } = ctx;
+  const verSec = section(ctx.toml, 'verifier');
+  let verifier: EnvironmentSpecInput['verifier'];
+  const verifyTimeout = finiteNumber(verSec.timeout_sec, 'verifier.timeout_sec', unmapped);
+  const timeoutSec = verifyTimeout !== undefined ? clampNoted(verifyTimeout, 1, 3600, 'verifier.timeout_sec', unmapped) : undefined;
+  if (ours && ctx.verifySh !== undefined) {
+    verifier = { script: ctx.verifySh };
+    const files = ctx.files('tests/files', '');
+    if (files.length > 0) verifier.files = files;
+    const rf = section(ctx.co ?? {}, 'verifier').reward_file;
+    if (typeof rf === 'string') verifier.rewardFile = rf;
+  } else {
+    verifier = { script: ctx.testSh, rewardFile: '/logs/verifier/reward.txt' };
+    const files = ctx.files('tests', 'tests/', (rel) => rel === 'test.sh');
+    if (files.length > 0) verifier.files = files;
+    if (/(^|[\s"'=])\/tests\//.test(ctx.testSh)) unmapped.push('tests/test.sh refers to /tests/...: Coevolve copies test files into <workdir>/tests/ instead; adjust those paths if the verifier fails');
+    for (const k of Object.keys(verSec)) if (k !== 'timeout_sec') unmapped.push(`verifier.${k}: no equivalent in the verifier spec`);
+  }
+  if (timeoutSec !== undefined) verifier.timeoutSec = timeoutSec;
+  return verifier;
+}
+
+function oracleOf(ctx: HarborTaskContext): EnvironmentSpecInput['oracle'] {
+  if (ctx.solveSh !== undefined && ctx.solveSh.trim().length > 0) {
+    if (ctx.solutionExtras.length > 0) ctx.unmapped.push(`solution/${ctx.solutionExtras.join(', solution/')}: an oracle is one script; inline these files into solve.sh`);
+    return { script: ctx.solveSh };
+  }
+  ctx.unmapped.push('solution/solve.sh: missing; the oracle is a placeholder that fails, so validation rejects this environment until you write one');
+  return { script: placeholderOracle };
+}
+
+/** A task Coevolve exported: [metadata.coevolve] restores every field Harbor has no place for. */
+export function coevolveTaskInput(ctx: HarborTaskContext, co: Table): EnvironmentSpecInput | { reason: string } {
+  let instruction = ctx.instruction;
+  if (co.inline_user === true) {
+    const at = instruction.lastIndexOf(`\n\n${inlineUserMarker}\n`);
+    if (at >= 0) instruction = instruction.slice(0, at);
+  }
+  if (instruction.trim().length === 0) return { reason: 'instruction.md is empty' };
+  const { unmapped } = ctx;
+  const user = section(co, 'user');
+  const lineage = section(co, 'lineage');
+  const prov = section(co, 'provenance') as Record<string, string>;
+  const f = 'metadata.coevolve';
+  return {
+    apiVersion: specApiVersion,
+    kind: 'Environment',
+    id: ctx.id,
+    title: String(co.title ?? titleOf(instruction, ctx.name)),
+    family: String(co.family ?? 'custom'),
+    instruction,
+    sandbox: sandboxOf(ctx, true),
+    verifier: verifierOf(ctx, true),
+    oracle: oracleOf(ctx),
+    ...(typeof co.hint === 'string' ? { hint: co.hint } : {}),
+    user: {
+      request: String(user.request),
+      goal: String(user.goal),
+      requiredFacts: (user.required_facts as string[] | undefined) ?? [],
+      facts: ((user.facts as Table[] | undefined) ?? []).map((x) => ({ id: String(x.id), text: String(x.text), keywords: (x.keywords as string[] | undefined) ?? [] })),
+    },
+    difficulty: finiteNumber(co.difficulty, `${f}.difficulty`, unmapped) ?? 1,
+    knobs: (co.knobs as Record<string, number> | undefined) ?? {},
+    skills: (co.skills as string[] | undefined) ?? [],
+    lineage: {
+      parent: typeof lineage.parent === 'string' ? lineage.parent : null,
+      operator: typeof lineage.operator === 'string' ? lineage.operator : null,
+      generation: finiteNumber(lineage.generation, `${f}.lineage.generation`, unmapped) ?? 0,
+    },
+    provenance: { ...prov, ...(ctx.options.license ? { license: ctx.options.license } : {}) },
+  };
+}
+
+const knownMetadata = ['author_name', 'author_email', 'difficulty', 'category', 'tags'];
+const knownSections = ['version', 'schema_version', 'metadata', 'verifier', 'agent', 'environment', 'solution', 'task', 'source'];
+
+/** A Harbor / Terminal-Bench 2.x task written by someone else. */
+export function foreignTaskInput(ctx: HarborTaskContext): EnvironmentSpecInput | { reason: string } {
+  const { instruction, unmapped, header } = ctx;
+  if (instruction.trim().length === 0) return { reason: 'instruction.md is empty' };
+  const meta = section(ctx.toml, 'metadata');
+  const provenance: Record<string, string> = {};
+  const author = [meta.author_name, meta.author_email ? `<${String(meta.author_email)}>` : undefined].filter((x) => typeof x === 'string').join(' ');
+  if (author) provenance.author = cutNoted(author, 256, 'metadata.author_name', unmapped);
+  provenance.source = `harbor:${ctx.dir}`.slice(0, 1024);
+  if (ctx.options.license) provenance.license = ctx.options.license;
+  const canary = findCanary([instruction, ctx.testSh, ctx.solveSh, ctx.dockerText]);
+  if (canary) provenance.canary = canary;
+  const words: Record<string, number> = { easy: 25, medium: 50, hard: 75 };
+  const difficulty = typeof meta.difficulty === 'string' ? words[meta.difficulty.toLowerCase()] : finiteNumber(meta.difficulty, 'metadata.difficulty', unmapped);
+  if (typeof meta.difficulty === 'string' && difficulty === undefined) unmapped.push(`metadata.difficulty = ${JSON.stringify(meta.difficulty)}: not easy / medium / hard; left at the default`);
+  const tags = textListNoted(meta.tags, 'metadata.tags', unmapped, { maxItems: 32, maxLength: 64 });
+  const category = typeof meta.category === 'string' ? meta.category.trim() : '';
+  const family = category ? cutNoted(category, 64, 'metadata.category', unmapped) : 'harbor';
+  for (const [k, v] of Object.entries(meta)) {
+    if (knownMetadata.includes(k)) continue;
+    header.push(`metadata.${k} = ${formatSourceValue(v)}`);
+    unmapped.push(`metadata.${k}: no field in the environment spec; kept as a comment at the top of the file`);
+  }
+  for (const k of Object.keys(ctx.toml)) if (!knownSections.includes(k)) unmapped.push(`${k}: unknown task.toml section, ignored`);
+  const firstParagraph = cutNoted(instruction.trim().split(/\n\s*\n/)[0]!, 16384, 'user.request (the instruction\'s first paragraph)', unmapped);
+  unmapped.push('user side: Harbor tasks have no simulated user; user.request is the instruction\'s first paragraph and user.goal says the tests must pass (add hidden facts to make the user matter)');
+  const task = section(ctx.toml, 'task');
+  return {
+    apiVersion: specApiVersion,
+    kind: 'Environment',
+    id: ctx.id,
+    title: typeof task.name === 'string' ? cutNoted(task.name, 200, 'task.name', unmapped) : titleOf(instruction, ctx.name),
+    family,
+    instruction,
+    sandbox: sandboxOf(ctx, false),
+    verifier: verifierOf(ctx, false),
+    oracle: oracleOf(ctx),
+    user: { request: firstParagraph, goal: 'The task described in the instruction is done and the tests pass.' },
+    ...(difficulty !== undefined ? { difficulty: clampNoted(difficulty, 0, 100, 'metadata.difficulty', unmapped) } : {}),
+    skills: tags,
+    provenance,
+  };
+}
