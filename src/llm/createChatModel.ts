@@ -1,14 +1,14 @@
 import { APIConnectionError, APIError } from 'openai';
 import { throwIfCancelled } from '../core/ports/cancellation.js';
 import type { Cancellation } from '../core/ports/cancellation.js';
-import { addUsage, zeroUsage } from '../core/ports/model.js';
+import { addUsage, ContextWindowExceeded, ToolsUnsupported, zeroUsage } from '../core/ports/model.js';
 import type { ChatModel, ChatRequest, ChatResponse, ModelStats, Usage } from '../core/ports/model.js';
 import type { EndpointConfig } from '../core/spec/run.js';
 import { isSecret, resolveApiKey } from './apiKey.js';
 import { callCostUsd } from './cost.js';
 import { createEndpointPool } from './endpointPool.js';
 import type { EndpointPool, EndpointTarget } from './endpointPool.js';
-import { ModelError } from './modelError.js';
+import { kindOf400, ModelError } from './modelError.js';
 import type { ModelErrorKind } from './modelError.js';
 import { modelSettingsOf, parseLlmRole } from './llmRole.js';
 import type { LlmRoleInput } from './llmRole.js';
@@ -102,14 +102,14 @@ export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConf
       return fromCompletion(await client.chat.completions.create(params, { signal: controller.signal }));
     } catch (err) {
       throwIfCancelled(request.signal);
-      throw classify(err, timedOut, target.baseUrl);
+      throw classify(err, timedOut, target.baseUrl, Array.isArray(params.tools) && params.tools.length > 0);
     } finally {
       clearTimeout(timer);
       request.signal?.removeEventListener('abort', onCancel);
     }
   };
 
-  const classify = (err: unknown, timedOut: boolean, baseUrl: string): AttemptFailure => {
+  const classify = (err: unknown, timedOut: boolean, baseUrl: string, sentTools: boolean): AttemptFailure => {
     const at = where(baseUrl);
     if (timedOut) {
       return new AttemptFailure(new ModelError('timeout', `${at}: no complete answer within ${endpoint.timeoutMs} ms. Raise endpoints[].timeoutMs or check the server's load.`));
@@ -117,7 +117,7 @@ export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConf
     if (err instanceof APIError && typeof err.status === 'number') {
       const status = err.status;
       const detail = scrub(err.message);
-      const kind: ModelErrorKind = status === 429 ? 'rate_limited' : isRetryableStatus(status) ? 'server_error' : 'http_error';
+      const kind: ModelErrorKind = status === 429 ? 'rate_limited' : isRetryableStatus(status) ? 'server_error' : status === 400 ? kindOf400(detail, sentTools) : 'http_error';
       return new AttemptFailure(new ModelError(kind, `${at}: HTTP ${status}: ${detail}. ${adviceFor(status, endpoint)}`, 0, status), parseRetryAfter(err.headers));
     }
     if (err instanceof APIConnectionError) {
@@ -140,6 +140,9 @@ export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConf
           stats.failures++;
           const final = new ModelError(error.kind, scrub(`model call failed after ${n} attempt${n > 1 ? 's' : ''}: ${error.message}`), n, error.status);
           log(final.message);
+          // Two refusals the roles act on: a prompt too long (the rollout ends truncated: context) and no tools API.
+          if (error.kind === 'context_overflow') throw new ContextWindowExceeded(final.message);
+          if (error.kind === 'tools_unsupported') throw new ToolsUnsupported(final.message);
           throw final;
         }
         const delay = retryDelayMs(n, backoff, random, err.retryAfterMs);

@@ -6,7 +6,22 @@ export type ModelErrorKind =
   | 'http_error'
   | 'invalid_response'
   | 'replay_miss'
-  | 'missing_key';
+  | 'missing_key'
+  /** HTTP 400 saying the prompt does not fit the model's context window (vLLM, SGLang, llama.cpp wordings). */
+  | 'context_overflow'
+  /** HTTP 400 refusing the tools API (vLLM without a tool parser, an Ollama model without tool support). */
+  | 'tools_unsupported';
+
+/** What servers say when a prompt does not fit (vLLM, SGLang, llama.cpp, OpenAI). */
+const contextOverflow = /maximum context length|context length|context window|context size|longer than the model|too many tokens|prompt is too long|exceed_context_size/i;
+const toolsRefused = /tool.?choice|tool-call-parser|does not support tools|tools? (?:is|are) not supported/i;
+
+/** The kind of a 400: a context overflow, a refusal of tools (only when tools were sent), or a plain client error. */
+export function kindOf400(detail: string, sentTools: boolean): ModelErrorKind {
+  if (contextOverflow.test(detail)) return 'context_overflow';
+  if (sentTools && toolsRefused.test(detail)) return 'tools_unsupported';
+  return 'http_error';
+}
 
 /**
  * A model call that failed for good (after retries). The message says what failed, where (endpoint, URL, model)

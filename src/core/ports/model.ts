@@ -123,6 +123,21 @@ export function isContextWindowExceeded(err: unknown): err is ContextWindowExcee
   return err instanceof Error && err.name === 'ContextWindowExceeded';
 }
 
+/**
+ * Thrown when a server refuses the tools API (vLLM without a tool parser refuses `tool_choice: "auto"`, Ollama
+ * refuses tools for a model whose template has none); the agent then describes its tools in the prompt instead.
+ */
+export class ToolsUnsupported extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolsUnsupported';
+  }
+}
+
+export function isToolsUnsupported(err: unknown): err is ToolsUnsupported {
+  return err instanceof Error && err.name === 'ToolsUnsupported';
+}
+
 export interface ModelStats {
   /** Calls to `complete`, answered or not. */
   calls: number;

@@ -1,29 +1,67 @@
-import type { ChatMessage, ChatModel, ToolCall } from '../../ports/model.js';
-import { agentTools } from '../agentTools.js';
+import { isToolsUnsupported } from '../../ports/model.js';
+import type { ChatMessage, ChatModel, ChatResponse, ToolCall } from '../../ports/model.js';
 import { parseAgentToolCall } from '../parseToolCall.js';
-import type { AgentEpisode, AgentRole, AgentTurn } from '../ports.js';
+import { agentTools } from '../agentTools.js';
+import type { AgentEpisode, AgentRole, AgentToolCall, AgentTurn } from '../ports.js';
 import { agentOpeningMessage, agentSystemPrompt } from './agentPrompt.js';
+import { agentProtocol, type AgentProtocol, type ReadReply, type ToolCallFormat } from './agentProtocol.js';
 import { cutMiddle } from './transcript.js';
+
+export interface LlmAgentOptions {
+  maxToolResultChars?: number;
+  /** How tool calls are exchanged; defaults to the model's configured `toolCallFormat`, else auto. */
+  toolCallFormat?: ToolCallFormat;
+}
+
+/** A turn's calls as the engine sees them: parsed native or text calls, and malformed ones with their raw text. */
+function agentCalls(read: ReadReply, idPrefix: string): { pending: ToolCall[]; calls: AgentToolCall[] } {
+  const unreadable = read.malformed.map((m, i) => ({ id: `${idPrefix}x${i}`, name: 'unreadable_tool_call', arguments: m.raw, error: m.error }));
+  return {
+    pending: [...read.calls, ...unreadable],
+    calls: [...read.calls.map(parseAgentToolCall), ...unreadable.map((u) => ({ id: u.id, name: u.name, invalid: u.error, rawArguments: u.arguments }))],
+  };
+}
 
 /**
  * The LLM agent: one conversation per episode. Calls are streamed so a cancelled rollout stops the generation at
  * once; malformed tool calls come back as `invalid` calls, whose error the engine returns as the tool result.
+ * Tool calls go through the tools API first; a server that refuses it gets the tools described in the prompt.
  */
-export function createLlmAgent(model: ChatModel, options: { maxToolResultChars?: number } = {}): AgentRole {
+export function createLlmAgent(model: ChatModel, options: LlmAgentOptions = {}): AgentRole {
   // Command output is capped per call by the sandbox, but thirty capped outputs still overflow a context window.
   const maxResult = options.maxToolResultChars ?? 16_000;
+  const configured = options.toolCallFormat ?? (model.settings?.toolCallFormat as ToolCallFormat | undefined) ?? 'auto';
   return {
     kind: 'llm',
     label: model.label,
     ...(model.settings ? { settings: model.settings } : {}),
     begin({ task, config, rng }) {
-      const messages: ChatMessage[] = [{ role: 'system', content: agentSystemPrompt(task, config) }];
       const tools = task.tools.length > 0 ? task.tools : agentTools;
+      const toolNames = tools.map((t) => t.name);
+      let protocol: AgentProtocol = agentProtocol(configured);
+      const systemPrompt = (p: AgentProtocol): string => [agentSystemPrompt(task, config), p.systemSection(tools)].filter(Boolean).join('\n\n');
+      const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(protocol) }];
       // One seed per episode, drawn from the rollout's stream: servers that honour it answer reproducibly, and it
       // is part of the cache key, so replays of different rollouts never collide.
       const seed = rng.int(0, 2 ** 31 - 1);
       let pending: ToolCall[] = [];
+      let pendingNative = true;
+      let turnNo = 0;
       let started = false;
+
+      const ask = async (signal: AbortSignal | undefined): Promise<ChatResponse> => {
+        const request = () => model.complete({ messages, ...(protocol.apiTools ? { tools, toolChoice: 'auto' as const } : {}), seed, stream: true, ...(signal ? { signal } : {}) });
+        try {
+          return await request();
+        } catch (err) {
+          if (!isToolsUnsupported(err) || !protocol.apiTools || configured === 'native') throw err;
+          // The server has no tool parser: describe the tools in the prompt, Hermes style, for the rest of the episode.
+          protocol = agentProtocol('hermes');
+          messages[0] = { role: 'system', content: systemPrompt(protocol) };
+          return request();
+        }
+      };
+
       const episode: AgentEpisode = {
         async next({ results, userMessage, signal }) {
           if (!started) {
@@ -32,20 +70,28 @@ export function createLlmAgent(model: ChatModel, options: { maxToolResultChars?:
           } else {
             // Every call of the previous turn needs an answer, or the server refuses the conversation.
             const byId = new Map(results.map((r) => [r.callId, r.content]));
-            for (const call of pending) {
-              const content = byId.get(call.id) ?? '(no result: the call was not executed)';
-              messages.push({ role: 'tool', toolCallId: call.id, content: cutMiddle(content, maxResult) });
-            }
+            const contentOf = (id: string): string => cutMiddle(byId.get(id) ?? '(no result: the call was not executed)', maxResult);
+            messages.push(...protocol.results(pending, contentOf, pendingNative));
             if (userMessage) messages.push({ role: 'user', content: userMessage });
           }
-          const res = await model.complete({ messages, tools, toolChoice: 'auto', seed, stream: true, ...(signal ? { signal } : {}) });
-          pending = res.message.toolCalls;
+          const res = await ask(signal);
+          const idPrefix = `t${++turnNo}_`;
+          const read = protocol.read(res, idPrefix, toolNames);
+          const { pending: answered, calls } = agentCalls(read, idPrefix);
+          pending = answered;
+          pendingNative = read.native;
           const reasoning = res.message.reasoning;
-          messages.push({ role: 'assistant', content: res.message.content, ...(pending.length > 0 ? { toolCalls: pending } : {}), ...(reasoning ? { reasoning } : {}) });
-          const turn: AgentTurn = {
-            message: res.message.content && res.message.content.trim() !== '' ? res.message.content : null,
+          // The history holds what the model wrote: native calls as tool_calls, text calls inside its content.
+          messages.push({
+            role: 'assistant',
+            content: res.message.content,
+            ...(read.native && read.calls.length > 0 ? { toolCalls: read.calls } : {}),
             ...(reasoning ? { reasoning } : {}),
-            calls: pending.map(parseAgentToolCall),
+          });
+          const turn: AgentTurn = {
+            message: read.message && read.message.trim() !== '' ? read.message : null,
+            ...(reasoning ? { reasoning } : {}),
+            calls,
             usage: res.usage,
             modelName: res.model,
           };

@@ -1,0 +1,147 @@
+// Whole episodes through the rollout engine with the process backend, the real adapter and a loopback server in
+// the shapes of real servers: reasoning kept on the step and out of what the user sees, tool calls written as text,
+// the fenced-block text protocol, a malformed reply recorded with its raw text.
+import assert from 'node:assert/strict';
+import { playRollout } from '../../../src/core/rollout/engine.js';
+import { systemClock } from '../../../src/core/ports/clock.js';
+import type { ChatModel } from '../../../src/core/ports/model.js';
+import { createLlmAgent } from '../../../src/core/roles/llm/llmAgent.js';
+import { createLlmJudge } from '../../../src/core/roles/llm/llmJudge.js';
+import { createLlmUser } from '../../../src/core/roles/llm/llmUser.js';
+import type { RolloutRecord } from '../../../src/core/rollout/trajectory.js';
+import { agentConfigSchema } from '../../../src/core/spec/agent.js';
+import { environmentSpecSchema } from '../../../src/core/spec/environment.js';
+import { endpointSchema, runConfigSchema } from '../../../src/core/spec/run.js';
+import { createChatModel, type ChatModelOptions, type LlmRoleConfig } from '../../../src/llm/createChatModel.js';
+import { createSandboxBackend } from '../../../src/sandbox/factory.js';
+import { reply, startModelServer, type MessageReply, type ModelServer, type ModelServerOptions, type RecordedRequest } from '../../support/modelServer.js';
+import { sampleEnv, sampleProfile } from '../../unit/llm/samples.js';
+
+export const episodeEnv = environmentSpecSchema.parse({
+  ...sampleEnv,
+  sandbox: { files: [{ path: 'app.log', content: 'ERROR payments a\nERROR search b\nERROR payments c\nINFO payments d\nERROR payments e\n' }] },
+});
+const runDefaults = runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'episodes', population: { builtinFamilies: ['log-triage'] } });
+
+export const agentThoughts = ['I should ask which service matters.', 'Now count the payments errors.', 'The count is written; submit.'];
+
+/** The agent's plan as tool calls, each turn with its reasoning; the server renders it in its own shape. */
+export const agentPlanReplies: MessageReply[] = [
+  { ...reply.tool('message_user', { text: 'Which service should I count?' }), reasoning: agentThoughts[0] },
+  { ...reply.tool('run_command', { command: 'grep -c "ERROR payments" app.log > count.txt' }), reasoning: agentThoughts[1] },
+  { ...reply.tool('submit', { summary: 'count.txt holds the payments error count' }), reasoning: agentThoughts[2] },
+];
+
+export function agentPlan(r: RecordedRequest): MessageReply {
+  const turns = r.body.messages.filter((m) => m.role === 'assistant').length;
+  return agentPlanReplies[Math.min(turns, agentPlanReplies.length - 1)]!;
+}
+
+export function scriptOtherRoles(server: ModelServer): void {
+  server.handle('user', (r) => ({ ...(r.body.messages.length <= 2 ? reply.text('Can you count the errors in app.log?') : reply.text('Only the payments service matters, and the threshold is 3 errors.')), reasoning: 'I am Dana; say only what I know.' }));
+  server.handle('user-rater', () => ({ ...reply.json({ goalMet: true, satisfaction: 4, reason: 'done as asked' }), reasoning: 'It asked first and got it right.' }));
+  server.handle('judge', () => ({ ...reply.json({ tags: [{ tag: 'clarified_intent', steps: [3], evidence: 'asked which service' }] }), reasoning: 'Step 3 asks about the service.' }));
+}
+
+export function modelAt(server: ModelServer, role: Partial<LlmRoleConfig> = {}, options: ChatModelOptions = {}): ChatModel {
+  return createChatModel(endpointSchema.parse({ name: 'local', baseUrls: [server.baseUrl], maxRetries: 0 }), { kind: 'llm', endpoint: 'local', model: 'qwen3-8b', temperature: 0, ...role }, options);
+}
+
+export function playEpisode(agentModel: ChatModel, otherModel: ChatModel = agentModel, budgets: Partial<typeof runDefaults.budgets> = {}): Promise<RolloutRecord> {
+  return playRollout(
+    {
+      runId: 'run-1', runSeed: 1, rolloutId: 'r-1', generation: 0, pairId: 'p-1', trial: 0, hint: false,
+      env: episodeEnv, user: sampleProfile, agent: agentConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Agent', id: 'agent-0' }),
+    },
+    {
+      backend: createSandboxBackend('process', { warn: () => undefined }),
+      roles: { agent: createLlmAgent(agentModel), user: createLlmUser(otherModel), judge: createLlmJudge(otherModel) },
+      budgets: { ...runDefaults.budgets, ...budgets },
+      rewardWeights: runDefaults.reward,
+      clock: systemClock,
+    },
+  );
+}
+
+async function withServer<T>(options: ModelServerOptions, fn: (server: ModelServer) => Promise<T>): Promise<T> {
+  const server = await startModelServer(options);
+  try {
+    return await fn(server);
+  } finally {
+    await server.close();
+  }
+}
+
+/** Every text the simulated user was sent, over the wire. */
+function shownToUser(server: ModelServer): string {
+  return server.requests.filter((r) => r.role === 'user').map((r) => JSON.stringify(r.body.messages)).join('\n');
+}
+
+describe('episodes against real server shapes', function () {
+  this.timeout(120_000);
+
+  it('keeps reasoning on the agent steps and out of what the simulated user is sent', () =>
+    withServer({ flavor: 'vllm' }, async (server) => {
+      scriptOtherRoles(server);
+      server.handle('agent', agentPlan);
+      const record = await playEpisode(modelAt(server));
+      assert.equal(record.error, undefined);
+      assert.equal(record.success, true, record.verifier?.stderr);
+      const agentSteps = record.steps.filter((s) => s.source === 'agent');
+      assert.deepEqual(agentSteps.map((s) => s.reasoning_content), agentThoughts);
+      for (const thought of agentThoughts) assert.ok(!shownToUser(server).includes(thought), `the user saw "${thought}"`);
+      assert.ok(!record.steps.some((s) => s.source === 'user' && s.message.includes('I am Dana')), "the user's own reasoning is not its message");
+      assert.equal(record.models?.agent?.model, 'qwen3-8b');
+      assert.equal(record.models?.agent?.toolCallFormat, 'auto');
+      assert.deepEqual(record.tags, ['clarified_intent']);
+    }));
+
+  it('falls back to tools in the prompt when vLLM has no tool parser, and reads the <tool_call> text it writes', () =>
+    withServer({ flavor: 'vllm', reasoningParser: false, toolParser: false }, async (server) => {
+      scriptOtherRoles(server);
+      server.handle('agent', agentPlan);
+      const record = await playEpisode(modelAt(server));
+      assert.equal(record.success, true, JSON.stringify(record.steps.map((s) => s.extra?.error)));
+      const agentRequests = server.requests.filter((r) => r.role === 'agent');
+      assert.match(agentRequests[0]?.sent ? '' : 'refused', /refused/, 'the first request (tools API) was refused');
+      assert.ok(agentRequests.slice(1).every((r) => r.body.tools === undefined), 'after the refusal no tools API is used');
+      assert.match(String(agentRequests[1]?.body.messages[0]?.content), /<tools>[\s\S]*"run_command"[\s\S]*<tool_call>/);
+      assert.match(String(agentRequests.at(-1)?.body.messages.at(-1)?.content), /^<tool_response>\nexit code 0/);
+      assert.deepEqual(record.steps.filter((s) => s.source === 'agent').map((s) => [s.tool_calls?.[0]?.function_name, s.reasoning_content]), [
+        ['message_user', agentThoughts[0]], ['run_command', agentThoughts[1]], ['submit', agentThoughts[2]],
+      ]);
+    }));
+
+  it('plays the fenced-block text protocol with no tools API', () =>
+    withServer({ flavor: 'llamacpp' }, async (server) => {
+      scriptOtherRoles(server);
+      server.handle('agent', (r) => {
+        const turns = r.body.messages.filter((m) => m.role === 'assistant').length;
+        return [
+          reply.text('Ask first.\n```message\nWhich service should I count?\n```'),
+          reply.text('```bash\ngrep -c "ERROR payments" app.log > count.txt\n```'),
+          reply.text('```submit\ncount.txt holds the count\n```'),
+        ][Math.min(turns, 2)]!;
+      });
+      const record = await playEpisode(modelAt(server, { toolCallFormat: 'text' }), modelAt(server));
+      assert.equal(record.success, true, JSON.stringify(record.steps.map((s) => s.extra?.error)));
+      assert.ok(server.requests.filter((r) => r.role === 'agent').every((r) => r.body.tools === undefined));
+      assert.match(String(server.requests.find((r) => r.role === 'agent')?.body.messages[0]?.content), /You have no tools API/);
+      const first = record.steps.find((s) => s.source === 'agent');
+      assert.equal(first?.message, 'Ask first.', 'the notes outside the block are the step message, not sent to the user');
+      assert.ok(!shownToUser(server).includes('Ask first.'));
+    }));
+
+  it('records a reply that is neither a call nor a block as a malformed turn with the raw text, and goes on', () =>
+    withServer({ flavor: 'sglang' }, async (server) => {
+      scriptOtherRoles(server);
+      const replies = [reply.text('<tool_call>grep the log please</tool_call>'), ...agentPlanReplies];
+      let n = 0;
+      server.handle('agent', () => replies[Math.min(n++, replies.length - 1)]!);
+      const record = await playEpisode(modelAt(server));
+      const bad = record.steps.find((s) => s.source === 'agent');
+      assert.match(bad?.extra?.error ?? '', /a tool call needs \{"name"/);
+      assert.deepEqual(bad?.tool_calls?.[0]?.arguments, { raw: '<tool_call>grep the log please</tool_call>' });
+      assert.notEqual(record.status, 'error');
+    }));
+});
