@@ -49,7 +49,7 @@ export function registerRerunCommand(program: Command): void {
       const env = readEnvironment(runDir, original.envId);
       const user = readUser(runDir, original.userId);
       const agent = readAgent(runDir, original.agentId);
-      const cast = composeRoles(config, { cacheMode: flags.cache ?? 'rw', cacheDir: resolve(flags.cacheDir ?? '.coevolve/cache') });
+      const cast = composeRoles(config, { cacheMode: flags.cache ?? 'rw', cacheDir: resolve(flags.cacheDir ?? '.coevolve/cache'), families: [env.family] });
       const choice = await selectBackend(config.sandbox, [env.sandbox.image], {
         allowProcessFallback: flags.fallbackProcess ?? false,
         labels: { 'coevolve.run': `${run.manifest.runId}-rerun` },

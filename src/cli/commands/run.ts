@@ -54,7 +54,7 @@ export function registerRunCommands(program: Command): void {
       const outputDir = resolve(flags.out ?? config.output);
       const runId = randomUUID().slice(0, 8);
       const seeds = await loadPopulation(config, dirname(configPath));
-      const cast = composeRoles(config, { cacheMode: flags.cache ?? 'rw', cacheDir: resolve(flags.cacheDir ?? '.coevolve/cache') });
+      const cast = composeRoles(config, { cacheMode: flags.cache ?? 'rw', cacheDir: resolve(flags.cacheDir ?? '.coevolve/cache'), families: seeds.environments.map((e) => e.family) });
       const writer = RunWriter.create(outputDir, {
         runId,
         name: config.name,
@@ -87,7 +87,7 @@ export function registerRunCommands(program: Command): void {
       }
       const config = applyOverrides(manifest.config, { ...flags, concurrency: undefined, generations: undefined, seed: undefined });
       const seeds = await loadPopulation(config, manifest.configPath ? dirname(manifest.configPath) : process.cwd());
-      const cast = composeRoles(config, { cacheMode: flags.cache ?? 'rw', cacheDir: resolve(flags.cacheDir ?? '.coevolve/cache') });
+      const cast = composeRoles(config, { cacheMode: flags.cache ?? 'rw', cacheDir: resolve(flags.cacheDir ?? '.coevolve/cache'), families: seeds.environments.map((e) => e.family) });
       const history = loadRunHistory(runDir);
       const writer = RunWriter.reopen(runDir);
       await execute(writer, config, seeds, cast, flags, history);

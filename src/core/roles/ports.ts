@@ -5,6 +5,7 @@ import type { AtifStep, CommandObservation, StopReason, UserRating, VerifierOutc
 import type { AgentConfig } from '../spec/agent.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
+import type { OracleView } from './oracleView.js';
 import type { RubricTag } from './rubric.js';
 
 /** Every role says what it is; the UI shows built-in roles plainly as "built-in (not an LLM)". */
@@ -18,7 +19,10 @@ export interface RoleIdentity {
 
 // ---------------------------------------------------------------- agent
 
-/** What the agent may know of the task: never the verifier, the oracle or the user's hidden facts. */
+/**
+ * What the agent may know of the task: never the verifier or the user's hidden facts; the oracle only for an agent
+ * that declares `knowsOracle` (an offline stand-in for imported tasks), and then without the held-back values.
+ */
 export interface AgentTask {
   instruction: string;
   /** The task family is public (it names the kind of task); built-in agents use it to pick a procedure. */
@@ -27,6 +31,8 @@ export interface AgentTask {
   /** Present only in hint plays. */
   hint?: string;
   tools: ToolDefinition[];
+  /** Only for agent roles with `knowsOracle`: the reference solution with every value the user holds back masked. */
+  oracle?: OracleView;
 }
 
 export type AgentToolCall =
@@ -60,6 +66,8 @@ export interface AgentEpisode {
 }
 
 export interface AgentRole extends RoleIdentity {
+  /** The engine hands this agent the masked oracle (`AgentTask.oracle`); say so in `label`. */
+  readonly knowsOracle?: boolean;
   begin(input: { task: AgentTask; config: AgentConfig; rng: Rng }): AgentEpisode;
 }
 

@@ -4,6 +4,7 @@ import { addUsage, zeroUsage, type Usage } from '../ports/model.js';
 import { rolloutRng } from '../ports/rng.js';
 import type { ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../ports/sandbox.js';
 import { agentTools } from '../roles/agentTools.js';
+import { oracleView } from '../roles/oracleView.js';
 import type { AgentToolCall, AgentTurn, Roles, ToolResult, UserTurn } from '../roles/ports.js';
 import type { AgentConfig } from '../spec/agent.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
@@ -92,7 +93,12 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
     step({ source: 'user', message: opening.message, extra: { disclosedFacts: opening.disclosedFacts } });
 
     const agentEpisode = deps.roles.agent.begin({
-      task: { instruction: env.instruction, family: env.family, workdir: env.sandbox.workdir, tools: agentTools, ...(plan.hint && env.hint ? { hint: env.hint } : {}) },
+      task: {
+        instruction: env.instruction, family: env.family, workdir: env.sandbox.workdir, tools: agentTools,
+        ...(plan.hint && env.hint ? { hint: env.hint } : {}),
+        // Only an agent that says it knows the oracle gets it, and then without the values the user holds back.
+        ...(deps.roles.agent.knowsOracle ? { oracle: oracleView(env) } : {}),
+      },
       config: plan.agent,
       rng: rng.fork('agent'),
     });
