@@ -15,7 +15,7 @@ import { childrenOf, runNode, type RunTreeNode, type TreeContext, type TreeView 
 import { readEventLog } from '../../src/store/eventLog.js';
 import { indexEvents } from '../../src/store/runReader.js';
 import { largeRunEvents, longRollout } from '../../test/fixtures/makeRun.js';
-import { startHarness } from './webviewHarness.js';
+import { startHarness } from '../../test/support/webviewHarness.js';
 
 const root = join(__dirname, '../..');
 

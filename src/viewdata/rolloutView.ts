@@ -1,15 +1,45 @@
 import { existsSync } from 'node:fs';
 import type { RunEvent } from '../core/ports/runStore.js';
+import { isRubricTag, rubricVocabulary } from '../core/roles/rubric.js';
 import type { RolloutRecord } from '../core/rollout/trajectory.js';
+import type { EnvironmentSpec } from '../core/spec/environment.js';
+import type { UserProfile } from '../core/spec/user.js';
 import { runLayout } from '../store/layout.js';
-import { readRollout, type RunIndex } from '../store/runReader.js';
-import type { RolloutRef, RolloutView } from '../webview/protocol.js';
+import { readEnvironment, readRollout, readUser, type RunIndex } from '../store/runReader.js';
+import { environmentName, runLabel, userName } from '../webview/names.js';
+import type { HiddenFactView, RolloutRef, RolloutView } from '../webview/protocol.js';
 import type { RunResolver } from './runRegistry.js';
 import { specView } from './specView.js';
 
+function tryRead<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every hidden fact of the pair (the environment's user context, then the profile's own) with the step that told it. */
+export function hiddenFacts(env: EnvironmentSpec | undefined, user: UserProfile | undefined, record: RolloutRecord | null): HiddenFactView[] {
+  const toldAt = new Map<string, number>();
+  for (const s of record?.steps ?? []) {
+    if (s.source !== 'user') continue;
+    for (const id of s.extra?.disclosedFacts ?? []) if (!toldAt.has(id)) toldAt.set(id, s.step_id);
+  }
+  const out: HiddenFactView[] = [];
+  const add = (f: { id: string; text: string }, source: HiddenFactView['source'], required: boolean): void => {
+    const at = toldAt.get(f.id);
+    out.push({ id: f.id, text: f.text, source, required, ...(at !== undefined ? { disclosedAtStep: at } : {}) });
+  };
+  for (const f of env?.user.facts ?? []) add(f, 'environment', env?.user.requiredFacts.includes(f.id) ?? false);
+  for (const f of user?.facts ?? []) add(f, 'user', user?.goal?.requires.includes(f.id) ?? false);
+  return out;
+}
+
 /**
  * Everything the rollout viewer draws, read from the run directory: the rollout record (absent while the rollout
- * runs: its file is written when it finishes), its summary from the index, and both specs with their diffs.
+ * runs: its file is written when it finishes), its summary from the index, both specs with what changed against
+ * their parents, the hidden facts against what was disclosed, and the reward weights of the run config.
  * The rollout must be one the run's index knows (finished, or started and in flight): an id from a message is
  * checked against the index before any file name is made from it.
  */
@@ -29,6 +59,10 @@ export function rolloutView(runs: RunResolver, ref: RolloutRef): RolloutView {
   const pair = gen?.pairs.find((p) => p.pairId === (record?.pairId ?? started?.pairId));
   const envId = record?.envId ?? pair?.envId;
   const userId = record?.userId ?? pair?.userId;
+  const envSpec = envId ? tryRead(() => readEnvironment(run.dir, envId)) : undefined;
+  const userSpec = userId ? tryRead(() => readUser(run.dir, userId)) : undefined;
+  const rubric: NonNullable<RolloutView['rubric']> = {};
+  for (const t of record?.tags ?? []) if (isRubricTag(t)) rubric[t] = { polarity: rubricVocabulary[t].polarity, description: rubricVocabulary[t].description };
   return {
     ref,
     record,
@@ -38,6 +72,11 @@ export function rolloutView(runs: RunResolver, ref: RolloutRef): RolloutView {
     env: envId ? specView(run, 'environment', envId) : null,
     user: userId ? specView(run, 'user', userId) : null,
     runName: run.manifest.name,
+    runLabel: runLabel(run.manifest),
+    rewardWeights: run.manifest.config.reward,
+    facts: hiddenFacts(envSpec, userSpec, record),
+    rubric,
+    ...(envId && userId ? { pairLabel: { env: environmentName(envSpec, envId), user: userName(userSpec, userId) } } : {}),
   };
 }
 

@@ -104,6 +104,33 @@ export interface SpecView {
   /** Line diff against the parent's YAML; null for a seed or when the parent is not in the run. */
   diff: DiffPart[] | null;
   problem?: string;
+  /** Human name (title, or persona and archetype). */
+  name?: string;
+  /** Against the parent: the difficulty knobs (environment) or behaviour knobs (user) that moved. */
+  knobChanges?: { knob: string; from: number | string | null; to: number | string | null }[];
+  /** Against the parent: which fields changed and by how many lines of YAML, so a regenerated file reads as one line. */
+  fieldChanges?: { field: string; added: number; removed: number }[];
+  /** Design difficulty (the spec's label) of an environment, and of its parent. */
+  difficulty?: { value: number; parent?: number };
+}
+
+/** A fact only the user knows (from the environment's user context or the user profile), and whether it was told. */
+export interface HiddenFactView {
+  id: string;
+  text: string;
+  source: 'environment' | 'user';
+  /** The task's goal needs it (environment `user.requiredFacts`, or the user goal's `requires`). */
+  required: boolean;
+  /** The user step that disclosed it, if any. */
+  disclosedAtStep?: number;
+}
+
+/** The weights of the run config that turn reward components into the scalar (RunConfig.reward). */
+export interface RewardWeights {
+  verifier: number;
+  efficiency: number;
+  rubric: number;
+  satisfaction: number;
 }
 
 export interface RolloutView {
@@ -116,6 +143,15 @@ export interface RolloutView {
   env: SpecView | null;
   user: SpecView | null;
   runName: string;
+  /** A name that tells this run from others of the same config: its name and start time. */
+  runLabel?: string;
+  rewardWeights?: RewardWeights;
+  /** Hidden facts of the pair against what the user disclosed in this rollout. */
+  facts?: HiddenFactView[];
+  /** The rubric vocabulary (tag → polarity and meaning) of the tags this rollout carries. */
+  rubric?: Record<string, { polarity: number; description: string }>;
+  /** Human names of the environment and the user ("Log triage … × Terse ops engineer"). */
+  pairLabel?: { env: string; user: string };
 }
 
 export interface LineageNode {

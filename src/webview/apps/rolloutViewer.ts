@@ -1,6 +1,7 @@
 // The rollout viewer: the dialogue and tool calls of one rollout, step controls with keyboard navigation, search,
 // reward breakdown, verifier output, specs with their diffs, raw JSON. Steps are virtualised so a 5,000-step
 // rollout paints its first screen at once. All model and user text goes through Lit text bindings.
+import '../render/cspWatch.js';
 import '@lit-labs/virtualizer';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
@@ -12,18 +13,18 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import type { LitVirtualizer } from '@lit-labs/virtualizer';
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
-// styleMap sets properties through the CSSOM, which a CSP without 'unsafe-inline' allows (a style attribute is refused).
-import { styleMap } from 'lit/directives/style-map.js';
 import type { AtifStep } from '../../core/rollout/trajectory.js';
-import type { RolloutPanelState, RolloutView, SpecView } from '../protocol.js';
+import type { RolloutPanelState, RolloutView } from '../protocol.js';
+import { factsPanel } from '../render/factsPanel.js';
 import { stepText } from '../render/highlight.js';
-import { diffView } from '../render/diffView.js';
+import { rewardBreakdown } from '../render/rewardPanel.js';
+import { specPanel } from '../render/specPanel.js';
 import { isErrorStep, stepView } from '../render/stepView.js';
 import { HostChannel, initialState } from '../rpc.js';
 import '../styles/common.css';
 import '../styles/rolloutViewer.css';
 
-const tabs = ['transcript', 'reward', 'specs', 'json'] as const;
+const tabs = ['transcript', 'reward', 'user', 'specs', 'json'] as const;
 type Tab = (typeof tabs)[number];
 const speeds = [0.5, 1, 2, 4, 8];
 
@@ -148,10 +149,29 @@ export class RolloutViewer extends LitElement {
     v?.element(this.current)?.scrollIntoView({ block: 'center' });
   }
 
+  /**
+   * The first step that went wrong; when no step did, the failure is the verifier's (its output on the reward tab)
+   * or the user's (the facts they never told, on the user tab).
+   */
   private firstError(): void {
     const fromSummary = this.view?.summary?.firstErrorStep;
     const i = fromSummary !== undefined ? this.steps.findIndex((s) => s.step_id === fromSummary) : this.steps.findIndex(isErrorStep);
-    if (i >= 0) this.go(i);
+    if (i >= 0) return this.go(i);
+    const r = this.view?.record;
+    if (!r) return;
+    const verifierFailed = r.verifier ? r.verifier.exitCode !== 0 || r.verifier.reward < 0.999 : true;
+    this.tab = verifierFailed ? 'reward' : 'user';
+    this.saveState();
+    void this.updateComplete.then(() => this.querySelector<HTMLElement>(verifierFailed ? '#verifier-output' : '#facts')?.scrollIntoView({ block: 'start' }));
+  }
+
+  /** Why the run failed when no step did, for the "First error" button's title; undefined on a success. */
+  private failureWithoutErrorStep(): string | undefined {
+    const r = this.view?.record;
+    if (!r || r.success) return undefined;
+    if (!r.verifier) return 'the verifier did not run';
+    if (r.verifier.exitCode !== 0 || r.verifier.reward < 0.999) return 'the verifier failed: show its output';
+    return 'the user\'s goal was not met: show the hidden facts';
   }
 
   private nextMatch(dir: 1 | -1): void {
@@ -253,6 +273,8 @@ export class RolloutViewer extends LitElement {
         <vscode-tab-panel>${this.tab === 'transcript' ? this.transcript(v) : nothing}</vscode-tab-panel>
         <vscode-tab-header slot="header" data-tab="reward">Reward &amp; verifier</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 'reward' ? this.reward(v) : nothing}</vscode-tab-panel>
+        <vscode-tab-header slot="header" data-tab="user">User &amp; facts</vscode-tab-header>
+        <vscode-tab-panel>${this.tab === 'user' ? this.userTab(v) : nothing}</vscode-tab-panel>
         <vscode-tab-header slot="header" data-tab="specs">Specs</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 'specs' ? this.specs(v) : nothing}</vscode-tab-panel>
         <vscode-tab-header slot="header" data-tab="json">Raw JSON</vscode-tab-header>
@@ -265,17 +287,19 @@ export class RolloutViewer extends LitElement {
     const s = v.summary;
     const outcome = v.running ? 'running' : r?.status === 'error' ? 'error' : r?.success ? 'passed' : 'failed';
     const icon = { running: 'loading codicon-modifier-spin', error: 'warning', passed: 'pass', failed: 'error' }[outcome];
+    const trial = r?.trial ?? s?.trial;
     return html`<header class="rollout-head">
       <div class="title">
         <span class="codicon codicon-${icon} outcome-${outcome}"></span>
-        <h1>${v.ref.rolloutId}</h1>
+        <h1>${v.pairLabel ? html`${v.pairLabel.env} <span class="dim">×</span> ${v.pairLabel.user}` : v.ref.rolloutId}</h1>
         <span class="outcome outcome-${outcome}" id="outcome">${outcome}</span>
         ${r?.hint ? html`<vscode-badge>hint play</vscode-badge>` : nothing}
         ${r?.status === 'truncated' ? html`<vscode-badge>truncated: ${r.truncationReason}</vscode-badge>` : nothing}
       </div>
       <div class="facts">
-        <span>${v.runName} · generation ${v.ref.generation}</span>
-        ${r ? html`<span>${r.envId} × ${r.userId}</span><span>trial ${r.trial}</span><span>reward <b>${r.rewards.total.toFixed(2)}</b></span>
+        <span id="run-label">${v.runLabel ?? v.runName} · generation ${v.ref.generation}${trial !== undefined ? ` · rollout ${trial}` : ''}</span>
+        <span class="dim" title="rollout id"><code>${v.ref.rolloutId}</code></span>
+        ${r ? html`<span>reward <b>${r.rewards.total.toFixed(2)}</b></span>
           <span>${r.steps.length} steps</span><span>${(r.durationMs / 1000).toFixed(1)} s</span>
           <span>${r.usage.promptTokens + r.usage.completionTokens} tokens${r.usage.costUsd ? ` · $${r.usage.costUsd.toFixed(4)}` : ''}</span>
           <span title="role implementations">${r.roles.agent}</span>` : nothing}
@@ -303,7 +327,7 @@ export class RolloutViewer extends LitElement {
         <vscode-single-select id="speed" title="Playback speed" @change=${(e: Event) => (this.speed = Number((e.target as HTMLSelectElement).value))}>
           ${speeds.map((s) => html`<vscode-option value=${String(s)} ?selected=${s === this.speed}>${s}×</vscode-option>`)}
         </vscode-single-select>
-        <vscode-button icon="error" secondary title="Jump to the first error or failed command (e)" id="first-error" ?disabled=${errorCount === 0} @click=${() => this.firstError()}>First error</vscode-button>
+        <vscode-button icon="error" secondary title=${errorCount ? 'Jump to the first error or failed command (e)' : `No step failed; ${this.failureWithoutErrorStep() ?? 'nothing went wrong'} (e)`} id="first-error" ?disabled=${errorCount === 0 && !this.failureWithoutErrorStep()} @click=${() => this.firstError()}>First error</vscode-button>
         <span class="position" id="position">step ${steps[this.current]?.step_id ?? 0} / ${steps.length}${errorCount ? html` · <span class="bad">${errorCount} with errors</span>` : nothing}</span>
         <span class="spacer"></span>
         <vscode-textfield id="search" placeholder="Search (/)" .value=${this.query} @input=${(e: Event) => {
@@ -321,30 +345,23 @@ export class RolloutViewer extends LitElement {
   private reward(v: RolloutView): TemplateResult {
     const r = v.record;
     if (!r) return html`<div class="loading">No reward yet: the rollout is still running.</div>`;
-    const parts: [string, number][] = [['verifier', r.rewards.verifier], ['user goal', r.rewards.userGoal], ['satisfaction', r.rewards.satisfaction], ['efficiency', r.rewards.efficiency], ['rubric', r.rewards.rubric]];
     return html`<section class="reward" id="reward">
-      <h2>Reward <b>${r.rewards.total.toFixed(3)}</b> <span class="dim">${r.success ? 'success (verifier passed and the user\'s goal met)' : 'not a success'}</span></h2>
-      <table class="bars">${parts.map(([name, value]) => html`<tr><td>${name}</td><td class="bar"><div style=${styleMap({ width: `${Math.round(Math.max(0, Math.min(1, value)) * 100)}%` })}></div></td><td>${value.toFixed(2)}</td></tr>`)}</table>
-      ${r.userRating ? html`<h2>User rating</h2><p>goal met: <b>${r.userRating.goalMet ? 'yes' : 'no'}</b> · satisfaction ${r.userRating.satisfaction}/5 · stopped: ${r.userRating.stopReason.replace(/_/g, ' ')}</p><blockquote>${r.userRating.reason}</blockquote>` : nothing}
-      ${r.tags.length ? html`<h2>Rubric tags</h2><p>${r.tags.map((t) => html`<span class="tag">${t}</span>`)}</p>` : nothing}
+      ${rewardBreakdown(r, v.rewardWeights, v.rubric)}
       ${r.verifier ? html`<h2>Verifier</h2>
-        <p><span class="exit ${r.verifier.exitCode === 0 ? 'ok' : 'bad'}">exit ${r.verifier.exitCode}</span> · ${r.verifier.durationMs} ms · reward ${r.verifier.reward.toFixed(2)}${r.verifier.timedOut ? ' · timed out' : ''}
+        <p><span class="exit ${r.verifier.exitCode === 0 ? 'ok' : 'bad'}">exit ${r.verifier.exitCode}</span> · ${r.verifier.durationMs} ms · score ${r.verifier.reward.toFixed(2)}${r.verifier.timedOut ? ' · timed out' : ''}
         ${Object.keys(r.verifier.detail).length ? html` · ${Object.entries(r.verifier.detail).map(([k, x]) => `${k} = ${x}`).join(', ')}` : nothing}</p>
-        <div class="terminal ${r.verifier.exitCode === 0 ? '' : 'failed'}" id="verifier-output"><pre class="term-out">${r.verifier.stdout || '(no output)'}</pre>${r.verifier.stderr ? html`<pre class="term-err">${r.verifier.stderr}</pre>` : nothing}</div>` : html`<p class="dim">The verifier did not run${r.error ? `: ${r.error}` : ''}.</p>`}
+        <div class="terminal ${r.verifier.exitCode === 0 ? '' : 'failed'}" id="verifier-output"><pre class="term-out">${r.verifier.stdout || '(no output)'}</pre>${r.verifier.stderr ? html`<pre class="term-err">${r.verifier.stderr}</pre>` : nothing}</div>` : html`<p class="dim" id="verifier-output">The verifier did not run${r.error ? `: ${r.error}` : ''}.</p>`}
       ${r.error ? html`<h2>Error</h2><pre class="term-err">${r.error}</pre>` : nothing}
     </section>`;
   }
 
-  private specs(v: RolloutView): TemplateResult {
-    return html`<section class="specs" id="specs">${[v.env, v.user].map((s) => (s ? this.spec(s) : nothing))}</section>`;
+  private userTab(v: RolloutView): TemplateResult {
+    if (!v.record) return html`<div class="loading">The rollout is still running.</div>`;
+    return factsPanel(v.record, v.facts, (step) => this.goToStepId(step));
   }
 
-  private spec(s: SpecView): TemplateResult {
-    return html`<div class="spec">
-      <h2><span class="codicon codicon-${s.kind === 'environment' ? 'server-environment' : 'account'}"></span> ${s.kind} ${s.id}</h2>
-      <p class="dim">${s.parent ? html`from <b>${s.parent}</b> by <b>${s.operator ?? 'unknown operator'}</b> in generation ${s.generation}` : 'a seed (no parent)'}</p>
-      ${s.problem ? html`<p class="bad">${s.problem}</p>` : s.diff ? html`<h3>Diff against ${s.parent}</h3>${diffView(s.diff)}` : html`<pre class="code">${s.text}</pre>`}
-    </div>`;
+  private specs(v: RolloutView): TemplateResult {
+    return html`<section class="specs" id="specs">${[v.env, v.user].map((s) => (s ? specPanel(s) : nothing))}</section>`;
   }
 
   private rawJson(v: RolloutView): TemplateResult {

@@ -42,7 +42,11 @@ function toolCall(call: AtifToolCall, result: AtifObservationResult | undefined,
     const text = typeof call.arguments['text'] === 'string' ? (call.arguments['text'] as string) : JSON.stringify(call.arguments);
     return html`<div class="call ask"><span class="codicon codicon-comment-discussion"></span> asks the user: ${highlight(text, q)}</div>`;
   }
-  if (call.function_name === 'submit') return html`<div class="call submit"><span class="codicon codicon-check"></span> submitted${result && result.content !== 'submitted' ? html`: ${highlight(result.content, q)}` : nothing}</div>`;
+  if (call.function_name === 'submit') {
+    // The agent's own account of what it did (and why it stopped) is the call's summary; show it, not just "submitted".
+    const summary = typeof call.arguments['summary'] === 'string' ? (call.arguments['summary'] as string) : '';
+    return html`<div class="call submit"><span class="codicon codicon-check"></span> submitted${summary ? html`: <span class="submit-summary">${highlight(summary, q)}</span>` : nothing}${result && result.content !== 'submitted' && result.content !== summary ? html`<pre class="term-out">${highlight(result.content, q)}</pre>` : nothing}</div>`;
+  }
   return html`<div class="call other">
     <div><span class="codicon codicon-symbol-method"></span> ${call.function_name}(${highlight(JSON.stringify(call.arguments), q)})</div>
     ${result ? html`<pre class="term-out">${highlight(result.content, q)}</pre>` : nothing}

@@ -13,7 +13,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(root: string, app: string, element: string, state: unknown, answer: (method: string, params: unknown) => unknown): Promise<Harness> {
+export async function startHarness(root: string, app: string, element: string, state: unknown, answer: (method: string, params: unknown) => unknown, bodyClass = 'vscode-dark'): Promise<Harness> {
   const dist = join(root, 'dist/webview');
   let origin = '';
   const server: Server = createServer((req, res) => {
@@ -29,7 +29,7 @@ export async function startHarness(root: string, app: string, element: string, s
             fetch('/rpc', { method: 'POST', body: JSON.stringify(m) }).then((r) => r.json()).then((data) => window.dispatchEvent(new MessageEvent('message', { data }))); },
         });
       </script>`;
-      html = html.replace('<body>', `<body>${stub}`).replace("default-src 'none'", `default-src 'none'; connect-src ${origin}`);
+      html = html.replace('<body>', `<body class="${bodyClass}">${stub}`).replace("default-src 'none'", `default-src 'none'; connect-src ${origin}`);
       res.writeHead(200, { 'content-type': 'text/html' }).end(html);
       return;
     }
@@ -38,11 +38,12 @@ export async function startHarness(root: string, app: string, element: string, s
       req.on('data', (c) => (body += c));
       req.on('end', () => {
         const m = JSON.parse(body) as { id: number; method: string; params: unknown };
-        try {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'response', id: m.id, ok: true, result: answer(m.method, m.params) }));
-        } catch (err) {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'response', id: m.id, ok: false, error: String(err) }));
-        }
+        Promise.resolve()
+          .then(() => answer(m.method, m.params))
+          .then(
+            (result) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'response', id: m.id, ok: true, result })),
+            (err: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'response', id: m.id, ok: false, error: err instanceof Error ? err.message : String(err) })),
+          );
       });
       return;
     }

@@ -1,0 +1,63 @@
+// Human names for runs, environments, users and pairs, shared by the trees, the panels and the CLI, so every
+// surface calls a thing the same way. Ids stay one click (or one tooltip) away; these never replace them in data.
+
+export interface RunNameInput {
+  name: string;
+  runId: string;
+  startedAt: string;
+}
+
+/** "demo · 12-01 09:19": the config's name and when it started (runs of one config share the name). */
+export function runLabel(run: RunNameInput): string {
+  const t = run.startedAt.replace('T', ' ');
+  return `${run.name} · ${t.slice(5, 16)}`;
+}
+
+/** The run label with its id, for titles where two runs of the same minute must still differ. */
+export function runTitle(run: RunNameInput): string {
+  return `${runLabel(run)} (${run.runId})`;
+}
+
+/** "upfront-planner-u0c4c1ac0" → "upfront planner": the archetype a user id was derived from. */
+export function archetypeOf(userId: string): string {
+  return userId.replace(/-u[0-9a-f]{6,}$/, '').replace(/[-_]+/g, ' ');
+}
+
+export interface LineageInput {
+  parent: string | null;
+  operator: string | null;
+  generation: number;
+}
+
+/** "harder:less_disclosure" → "harder: less disclosure". */
+export function operatorLabel(operator: string): string {
+  return operator.replace(/_/g, ' ').replace(/:/, ': ');
+}
+
+const childNote = (l: LineageInput | undefined): string => (l?.parent && l.operator ? ` · g${l.generation} ${operatorLabel(l.operator)}` : '');
+
+/** An environment's title, and for an evolved one the generation and operator that made it. */
+export function environmentName(env: { id: string; title?: string; lineage?: LineageInput } | undefined, id: string): string {
+  if (!env?.title) return id;
+  return `${env.title}${childNote(env.lineage)}`;
+}
+
+/** "Robin (upfront planner)", and for an evolved user the generation and operator. */
+export function userName(user: { id: string; persona?: { name: string }; lineage?: LineageInput } | undefined, id: string): string {
+  const archetype = archetypeOf(id);
+  if (!user?.persona) return archetype;
+  return `${user.persona.name} (${archetype})${childNote(user.lineage)}`;
+}
+
+/** "3/4 passed (75 %)": a pair's success with its counts, never a bare p. */
+export function successLabel(successes: number, plays: number): string {
+  if (plays === 0) return 'not played';
+  return `${successes}/${plays} passed (${Math.round((100 * successes) / plays)} %)`;
+}
+
+/** The three classes the controller puts a pair in, in words. */
+export const pairClassLabel: Record<string, string> = {
+  too_easy: 'too easy',
+  frontier: 'frontier',
+  too_hard: 'too hard',
+};

@@ -1,0 +1,27 @@
+// A real demo run (environments/demo.run.yaml through the built CLI, on bubblewrap), made once per test process and
+// shared by the browser tests of the panels: what they render is what the engine wrote, not a fixture.
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { runCli } from './cli.js';
+
+let cached: string | undefined;
+
+/** Why the demo cannot run here (no bubblewrap), or undefined. */
+export function demoRunProblem(): string | undefined {
+  const r = spawnSync('bwrap', ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? undefined : 'bubblewrap (bwrap) is not installed';
+}
+
+/** The run directory of a finished demo run with `generations` generations (default 3). */
+export function demoRun(generations = 3): string {
+  if (cached) return cached;
+  const out = mkdtempSync(join(tmpdir(), 'coevolve-demo-run-'));
+  const r = runCli(['run', resolve('environments/demo.run.yaml'), '--out', out, '--backend', 'bwrap', '--generations', String(generations)], { timeoutMs: 600_000 });
+  if (r.code !== 0) throw new Error(`the demo run failed (exit ${r.code}):\n${r.stderr}\n${r.stdout}`);
+  const dir = readdirSync(out).find((d) => existsSync(join(out, d, 'manifest.json')));
+  if (!dir) throw new Error(`the demo wrote no run directory in ${out}`);
+  cached = join(out, dir);
+  return cached;
+}
