@@ -8,6 +8,7 @@ import { maxSpecFileBytes, parseSpecText, tooLargeMessage, type ParsedSpec } fro
 import { compareProblems, problemAt, startOfFile, type Problem } from '../core/spec/problems.js';
 import { crossFileProblems } from '../core/spec/workspaceRules.js';
 import { FileReadError, readFileBounded, readFileBoundedAsync } from '../files/boundedRead.js';
+import { builtinFamilyProblems } from './builtinFamilyRule.js';
 
 export interface SpecValidation {
   /** Every spec file checked, as absolute paths. */
@@ -126,6 +127,7 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
     exists: (p) => existsSync(p),
     display: (p) => relative(cwd, p) || p,
   }));
+  problems.push(...builtinFamilyProblems(specs));
   problems.sort(compareProblems);
   return { files: unique, specs, problems };
 }

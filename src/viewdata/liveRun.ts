@@ -2,22 +2,37 @@ import { existsSync } from 'node:fs';
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
 import type { RunEvent, RunManifest } from '../core/ports/runStore.js';
 import { runLayout } from '../store/layout.js';
-import { indexEvents, readEnvironment, readGenerationMetrics, readManifest, type RunIndex } from '../store/runReader.js';
+import { indexEvents, readEnvironment, readGenerationMetrics, readManifest, readUser, type RunIndex } from '../store/runReader.js';
 import { EventTail } from './eventTail.js';
+
+/** Where a spec version came from (its lineage), for the names viewers give evolved specs. */
+export interface LineageInfo {
+  parent: string | null;
+  operator: string | null;
+  generation: number;
+}
 
 /** What a viewer knows of an environment version without the rollout files: read once from environments/<id>.json. */
 export interface EnvInfo {
   family: string;
   difficulty: number;
   title: string;
+  lineage?: LineageInfo;
 }
 
-/** A run as every viewer reads it: the index of its events, stored metrics, environment facts. */
+/** What a viewer knows of a user version: read once from users/<id>.json. */
+export interface UserInfo {
+  persona: { name: string };
+  lineage?: LineageInfo;
+}
+
+/** A run as every viewer reads it: the index of its events, stored metrics, environment and user facts. */
 export interface RunSource {
   run: RunIndex;
   /** Stored metrics of a finished generation, if written. */
   metrics(generation: number): GenerationMetrics | undefined;
   env(envId: string): EnvInfo | undefined;
+  user?(userId: string): UserInfo | undefined;
 }
 
 /**
@@ -32,6 +47,7 @@ export class LiveRun implements RunSource {
   private index: RunIndex;
   private readonly metricsCache = new Map<number, GenerationMetrics>();
   private readonly envCache = new Map<string, EnvInfo | null>();
+  private readonly userCache = new Map<string, UserInfo | null>();
 
   constructor(readonly dir: string) {
     this.manifest = readManifest(dir);
@@ -74,11 +90,26 @@ export class LiveRun implements RunSource {
     if (!existsSync(runLayout.environment(this.dir, envId))) return undefined; // not written yet: ask again later
     try {
       const e = readEnvironment(this.dir, envId);
-      const info = { family: e.family, difficulty: e.difficulty, title: e.title };
+      const info: EnvInfo = { family: e.family, difficulty: e.difficulty, title: e.title, lineage: e.lineage };
       this.envCache.set(envId, info);
       return info;
     } catch {
       this.envCache.set(envId, null);
+      return undefined;
+    }
+  }
+
+  user(userId: string): UserInfo | undefined {
+    const hit = this.userCache.get(userId);
+    if (hit !== undefined) return hit ?? undefined;
+    if (!existsSync(runLayout.user(this.dir, userId))) return undefined;
+    try {
+      const u = readUser(this.dir, userId);
+      const info: UserInfo = { persona: { name: u.persona.name }, lineage: u.lineage };
+      this.userCache.set(userId, info);
+      return info;
+    } catch {
+      this.userCache.set(userId, null);
       return undefined;
     }
   }

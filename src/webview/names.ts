@@ -37,13 +37,13 @@ export function operatorLabel(operator: string): string {
 const childNote = (l: LineageInput | undefined): string => (l?.parent && l.operator ? ` · g${l.generation} ${operatorLabel(l.operator)}` : '');
 
 /** An environment's title, and for an evolved one the generation and operator that made it. */
-export function environmentName(env: { id: string; title?: string; lineage?: LineageInput } | undefined, id: string): string {
+export function environmentName(env: { title?: string; lineage?: LineageInput } | undefined, id: string): string {
   if (!env?.title) return id;
   return `${env.title}${childNote(env.lineage)}`;
 }
 
 /** "Robin (upfront planner)", and for an evolved user the generation and operator. */
-export function userName(user: { id: string; persona?: { name: string }; lineage?: LineageInput } | undefined, id: string): string {
+export function userName(user: { persona?: { name: string }; lineage?: LineageInput } | undefined, id: string): string {
   const archetype = archetypeOf(id);
   if (!user?.persona) return archetype;
   return `${user.persona.name} (${archetype})${childNote(user.lineage)}`;
@@ -53,6 +53,14 @@ export function userName(user: { id: string; persona?: { name: string }; lineage
 export function successLabel(successes: number, plays: number): string {
   if (plays === 0) return 'not played';
   return `${successes}/${plays} passed (${Math.round((100 * successes) / plays)} %)`;
+}
+
+/**
+ * One numbering everywhere: a generation is called by its index in the run directory (g0000 is "generation 0"),
+ * and progress through the run is said as a count beside it: "generation 2 (3 of 5)".
+ */
+export function generationLabel(index: number, total?: number): string {
+  return total === undefined ? `generation ${index}` : `generation ${index} (${index + 1} of ${total})`;
 }
 
 /** The three classes the controller puts a pair in, in words. */

@@ -5,6 +5,7 @@ import { runLayout } from '../../store/layout.js';
 import { appendCuration, readCuration, type CurationAction, type CurationEntry, type CurationTarget, type CurationTargetKind } from '../../store/curation.js';
 import { openRun } from '../../store/runReader.js';
 import { UserError } from '../errors.js';
+import { checkRunDirArg } from '../fileArgs.js';
 import type { CommandOutput } from './validate.js';
 
 export interface CurateCliOptions {
@@ -46,6 +47,7 @@ function resolveTargets(runDir: string, ids: string[], cli: CurateCliOptions): C
 
 export async function runCurate(action: CurationAction, runDir: string, ids: string[], cli: CurateCliOptions, label: string | undefined, output: CommandOutput = processOutput): Promise<number> {
   const dir = resolve(output.cwd, runDir);
+  checkRunDirArg(dir);
   const targets = resolveTargets(dir, ids, cli);
   const at = new Date().toISOString();
   const entries: CurationEntry[] = targets.map((target) => {
@@ -64,6 +66,7 @@ export async function runCurate(action: CurationAction, runDir: string, ids: str
 /** `coevolve curate show <runDir>`: the folded curation state, one line per curated item. */
 export function runCurateShow(runDir: string, cli: CurateCliOptions, output: CommandOutput = processOutput): number {
   const dir = resolve(output.cwd, runDir);
+  checkRunDirArg(dir);
   if (!existsSync(runLayout.manifest(dir))) throw new UserError(`${dir} is not a Coevolve run directory (no manifest.json)`);
   const c = readCuration(dir);
   const states = [...c.states.values()].sort((a, b) => a.target.kind.localeCompare(b.target.kind) || a.target.id.localeCompare(b.target.id));

@@ -4,6 +4,7 @@ import type { ExportFormat } from '../../datasets/datasetCard.js';
 import { exportFormats, exportRun, type ExportOptions, type ExportReport } from '../../datasets/exportRun.js';
 import { parseSplitRatios } from '../../datasets/splits.js';
 import { UserError } from '../errors.js';
+import { checkRunDirArg } from '../fileArgs.js';
 import type { CommandOutput } from './validate.js';
 
 export interface ExportCliOptions {
@@ -33,6 +34,7 @@ function toNumber(text: string, flag: string, integer: boolean): number {
 
 /** `coevolve export <runDir> --format F --out DIR`: prints what was written and what was left out; returns the exit code. */
 export async function runExport(runDir: string, cli: ExportCliOptions, output: CommandOutput = processOutput): Promise<number> {
+  checkRunDirArg(resolve(output.cwd, runDir));
   const options: ExportOptions = {
     format: cli.format,
     outDir: resolve(output.cwd, cli.out),

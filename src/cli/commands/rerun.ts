@@ -8,6 +8,7 @@ import { runLayout } from '../../store/layout.js';
 import { openRun, readAgent, readEnvironment, readRollout, readUser } from '../../store/runReader.js';
 import { writeFileDurable } from '../../store/durableFile.js';
 import { UserError } from '../errors.js';
+import { checkRunDirArg } from '../fileArgs.js';
 import { composeRoles, type CacheMode } from '../run/composeRoles.js';
 import { selectBackend } from '../run/selectBackend.js';
 
@@ -37,6 +38,7 @@ export function registerRerunCommand(program: Command): void {
     .option('--json', 'print the new rollout summary as JSON')
     .action(async (dir: string, rolloutId: string, flags: RerunFlags) => {
       const runDir = resolve(dir);
+      checkRunDirArg(runDir);
       const run = openRun(runDir);
       const summary = run.rollouts.get(rolloutId);
       if (!summary) throw new UserError(`rollout "${rolloutId}" is not a finished rollout of ${runDir}; pick one from \`coevolve report\` or the Runs view`);

@@ -9,8 +9,9 @@ import { toolVersion } from '../../core/version.js';
 import { loadRunHistory } from '../../store/runHistory.js';
 import { openRun, readManifest } from '../../store/runReader.js';
 import { RunWriter } from '../../store/runWriter.js';
-import { readSpecTextSync } from '../../specs/workspace.js';
 import { UserError } from '../errors.js';
+import { checkRunDirArg, readSpecArg } from '../fileArgs.js';
+import { warnOncePerRun } from '../run/warnOnce.js';
 import { composeRoles, type CacheMode } from '../run/composeRoles.js';
 import { loadPopulation } from '../run/population.js';
 import { createProgressReporter } from '../run/progress.js';
@@ -78,6 +79,7 @@ export function registerRunCommands(program: Command): void {
     .option('--fallback-process', 'with backend auto: allow the unsandboxed process backend')
     .action(async (dir: string, flags: RunFlags) => {
       const runDir = resolve(dir);
+      checkRunDirArg(runDir);
       const manifest = readManifest(runDir);
       const state = openRun(runDir);
       if (state.status === 'running') throw new UserError(`${dir} is still running (its lock names a live process); stop it first`);
@@ -99,6 +101,7 @@ export function registerRunCommands(program: Command): void {
     .argument('<runDir>', 'run directory')
     .option('--json', 'print JSON ({ run, generations: [...] })')
     .action((dir: string, flags: { json?: boolean }) => {
+      checkRunDirArg(resolve(dir));
       const report = buildReport(resolve(dir));
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReportMarkdown(report));
     });
@@ -113,10 +116,11 @@ async function execute(
   history: ReturnType<typeof loadRunHistory> | undefined,
 ): Promise<void> {
   const images = [...seeds.environments.map((e) => e.sandbox.image)];
+  const warnings = warnOncePerRun((line) => process.stderr.write(`${line}\n`));
   const choice = await selectBackend(config.sandbox, images, {
     allowProcessFallback: flags.fallbackProcess ?? false,
     labels: { 'coevolve.run': writer.manifest.runId },
-    warn: (m) => process.stderr.write(`warning: ${m}\n`),
+    warn: warnings.warn,
   });
   // Whatever a killed run left behind (containers, volumes, folders, cgroups) goes first.
   const reaped = await reapStale({ hosts: config.sandbox.hosts.map((h) => ({ url: h.url, ...(h.tlsDir ? { tlsDir: h.tlsDir } : {}) })) }).catch(() => undefined);
@@ -166,19 +170,25 @@ async function execute(
     await choice.backend.dispose().catch(() => undefined);
     await writer.close();
   }
+  const unsandboxed = warnings.summary();
+  if (unsandboxed) process.stderr.write(`${unsandboxed}\n`);
   process.stdout.write(`\n${formatReportMarkdown(buildReport(writer.runDir))}`);
-  const verb = outcome.status === 'completed' ? 'finished' : 'stopped (resume with `coevolve resume ' + rel + '`)';
-  process.stdout.write(`\nrun ${verb}: ${rel}\n`);
+  process.stdout.write(`\n${finishedLines(outcome.status, rel).join('\n')}\n`);
   if (outcome.status === 'stopped') process.exitCode = 130;
 }
 
+/** What happened and what to do next, as the last lines of a run. */
+export function finishedLines(status: RunOutcome['status'], rel: string): string[] {
+  if (status !== 'completed') return [`run stopped: ${rel}`, `  next: continue it with \`coevolve resume ${rel}\``];
+  return [
+    `run finished: ${rel}`,
+    `  next: look at it in VS Code (Coevolve: Open Run Dashboard), or \`coevolve report ${rel}\``,
+    `        accept the rollouts you want (\`coevolve curate accept ${rel} <rolloutId>\`), then \`coevolve export ${rel} --format chat-jsonl --out dataset/\``,
+  ];
+}
+
 function readRunConfig(path: string): RunConfig {
-  let text: string;
-  try {
-    text = readSpecTextSync(path);
-  } catch (err) {
-    throw new UserError(err instanceof Error ? err.message : String(err));
-  }
+  const text = readSpecArg(path, 'Run', 'coevolve run');
   try {
     return loadRunConfig(text, relative(process.cwd(), path) || path);
   } catch (err) {

@@ -1,21 +1,21 @@
 import type { SandboxBackend, SandboxBackendName } from '../../core/ports/sandbox.js';
 import type { EnvironmentSpec } from '../../core/spec/environment.js';
-import { loadEnvironment } from '../../core/spec/load.js';
+import { loadEnvironment, SpecError } from '../../core/spec/load.js';
 import { createSandboxBackend } from '../../sandbox/factory.js';
-import { readSpecTextSync } from '../../specs/workspace.js';
 import { UserError } from '../errors.js';
+import { readSpecArg } from '../fileArgs.js';
 import { selectBackend } from '../run/selectBackend.js';
 
 export const backendChoices = ['auto', 'docker', 'bwrap', 'process'] as const;
 
-export async function readEnvironment(file: string): Promise<EnvironmentSpec> {
-  let text: string;
+export async function readEnvironment(file: string, command = 'coevolve sandbox'): Promise<EnvironmentSpec> {
+  const text = readSpecArg(file, 'Environment', command);
   try {
-    text = readSpecTextSync(file);
+    return loadEnvironment(text, file);
   } catch (err) {
-    throw new UserError(err instanceof Error ? err.message : String(err));
+    if (err instanceof SpecError) throw new UserError(err.message);
+    throw err;
   }
-  return loadEnvironment(text, file);
 }
 
 /** The backend a person asked for on the command line; "auto" picks Docker, then bubblewrap, never the process one. */

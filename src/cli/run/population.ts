@@ -9,6 +9,7 @@ import { builtinFamilies } from '../../builtin/families/registry.js';
 import { seedUsers } from '../../builtin/user/seedUsers.js';
 import { readSpecTextSync } from '../../specs/workspace.js';
 import { UserError } from '../errors.js';
+import { unknownFamilyMessage } from '../../specs/builtinFamilyRule.js';
 
 /**
  * The initial population of a run: spec files named by the config (files or folders, relative to the config) plus
@@ -21,7 +22,7 @@ export async function loadPopulation(config: RunConfig, baseDir: string): Promis
   for (const p of config.population.users) for (const f of specFiles(resolve(baseDir, p), '.user.yaml')) users.push(read(f, loadUser));
   for (const name of config.population.builtinFamilies) {
     const family = builtinFamilies.find((f) => f.name === name);
-    if (!family) throw new UserError(`unknown built-in family "${name}"; available: ${builtinFamilies.map((f) => f.name).join(', ')}`);
+    if (!family) throw new UserError(`population.builtinFamilies: ${unknownFamilyMessage(name)}`);
     const level = Math.min(config.population.builtinLevel, family.maxLevel);
     environments.push(family.generate({ level }, createRng(`${config.seed}/seed/${name}/${level}`)));
   }

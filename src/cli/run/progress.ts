@@ -1,17 +1,23 @@
 import cliProgress from 'cli-progress';
 import type { ControllerProgress } from '../../core/evolution/controllerPorts.js';
+import { generationLabel } from '../../webview/names.js';
+
+/** Lines of progress inside a generation when not on a terminal: at each quarter of its rollouts. */
+const quarters = [0.25, 0.5, 0.75];
 
 /**
- * Live progress: one bar per generation (rollouts done / total, success so far, ETA) on a terminal; one plain line
- * per generation elsewhere (CI logs, pipes), so logs stay readable.
+ * Live progress: one bar per generation (rollouts done / total, success so far, phase, ETA) on a terminal. Elsewhere
+ * (CI logs, pipes) plain lines: when a generation starts, at each quarter of its rollouts, at each phase after
+ * play, and its result, so a piped log is never silent for a whole generation. Generations are named as in the
+ * run directory and every viewer: "generation 2 (3 of 5)".
  */
-export function createProgressReporter(stream: NodeJS.WriteStream = process.stderr): { onProgress: (p: ControllerProgress) => void; stop: () => void } {
+export function createProgressReporter(stream: NodeJS.WriteStream = process.stderr, now: () => number = Date.now): { onProgress: (p: ControllerProgress) => void; stop: () => void } {
   const tty = Boolean(stream.isTTY);
   const multi = tty
     ? new cliProgress.MultiBar(
         {
           stream,
-          format: ' gen {gen} {bar} {value}/{total} rollouts | success {success} | {phase} | ETA {eta_formatted}',
+          format: ' {gen} {bar} {value}/{total} rollouts | success {success} | {phase} | ETA {eta_formatted}',
           barsize: 24,
           hideCursor: true,
           clearOnComplete: false,
@@ -21,36 +27,47 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
       )
     : undefined;
   let bar: cliProgress.SingleBar | undefined;
-  let successes = 0, plays = 0;
+  let successes = 0, plays = 0, startedAt = 0, nextQuarter = 0, total = 0, label = '';
   const line = (text: string): void => {
     if (multi) multi.log(`${text}\n`);
     else stream.write(`${text}\n`);
   };
+  const rate = (): string => (plays ? `${Math.round((100 * successes) / plays)}%` : '—');
+  const elapsed = (): string => `${Math.round((now() - startedAt) / 1000)} s`;
   return {
     onProgress(p) {
       switch (p.type) {
         case 'generation.started':
           successes = 0;
           plays = 0;
-          bar = multi?.create(p.rollouts, p.alreadyDone, { gen: `${p.generation + 1}/${p.generations}`, success: '—', phase: 'playing' });
-          if (!multi) line(`generation ${p.generation + 1}/${p.generations}: ${p.rollouts} rollouts${p.alreadyDone ? ` (${p.alreadyDone} already done)` : ''}`);
+          nextQuarter = 0;
+          total = p.rollouts;
+          startedAt = now();
+          label = generationLabel(p.generation, p.generations);
+          bar = multi?.create(p.rollouts, p.alreadyDone, { gen: label, success: '—', phase: 'playing' });
+          if (!multi) line(`${label}: playing ${p.rollouts} rollouts${p.alreadyDone ? ` (${p.alreadyDone} already done)` : ''}`);
           break;
         case 'rollout.finished':
           if (!p.summary.hint) {
             plays++;
             if (p.summary.success) successes++;
           }
-          bar?.update(p.done, { success: plays ? `${Math.round((100 * successes) / plays)}%` : '—' });
+          bar?.update(p.done, { success: rate() });
+          while (!multi && nextQuarter < quarters.length && p.done >= (quarters[nextQuarter] as number) * total) {
+            nextQuarter++;
+            line(`${label}: ${p.done}/${total} rollouts · success so far ${rate()} · ${elapsed()}`);
+          }
           break;
         case 'phase':
           bar?.update({ phase: p.phase });
+          if (!multi) line(`${label}: ${p.phase}`);
           break;
         case 'generation.finished': {
           const m = p.metrics;
           bar?.update({ phase: 'done' });
           bar?.stop();
           line(
-            `  gen ${m.index}: success ${(m.successRate * 100).toFixed(0)}% · in band ${(m.inBandShare * 100).toFixed(0)}% · difficulty ${m.meanDifficulty.toFixed(1)} · regret ${m.regret.toFixed(2)} · children ${m.frontierYield.accepted}/${m.frontierYield.proposed} · agent ${m.agent.id}${m.agent.changed ? ' (promoted)' : ''}`,
+            `  generation ${m.index}: success ${(m.successRate * 100).toFixed(0)}% · in band ${(m.inBandShare * 100).toFixed(0)}% · difficulty ${m.meanDifficulty.toFixed(1)} · regret ${m.regret.toFixed(2)} · children ${m.frontierYield.accepted}/${m.frontierYield.proposed} · agent ${m.agent.id}${m.agent.changed ? ' (promoted)' : ''}${multi ? '' : ` · ${elapsed()}`}`,
           );
           break;
         }

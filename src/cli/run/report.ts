@@ -8,6 +8,10 @@ export interface RunReport {
   /** Per generation, everything but wall-clock timings, so two runs of the same config and seed compare equal. */
   generations: Omit<GenerationMetrics, 'durationMs'>[];
   timing: { generationMs: number[] };
+  /** The run's target success band, for the table's notes. */
+  band?: { low: number; high: number };
+  /** Plays per pair (pass^k is reported at this k). */
+  k?: number;
 }
 
 export function buildReport(runDir: string): RunReport {
@@ -33,28 +37,77 @@ export function buildReport(runDir: string): RunReport {
     },
     generations: metrics.map(({ durationMs: _d, ...rest }) => rest),
     timing: { generationMs: metrics.map((m) => m.durationMs) },
+    band: { low: index.manifest.config.band.low, high: index.manifest.config.band.high },
+    k: index.manifest.config.k,
   };
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
 const num = (x: number, d = 2): string => x.toFixed(d);
 
-/** The markdown table people read in a terminal or paste into a note. */
+interface Column {
+  head: string;
+  right: boolean;
+  cell: (g: RunReport['generations'][number]) => string;
+}
+
+/** Cells padded to their column's width, so the table lines up in a terminal and is still markdown. */
+function table(columns: Column[], rows: RunReport['generations']): string[] {
+  const cells = rows.map((g) => columns.map((c) => c.cell(g)));
+  const widths = columns.map((c, i) => Math.max(c.head.length, ...cells.map((r) => (r[i] as string).length)));
+  const pad = (text: string, i: number): string => (columns[i]?.right ? text.padStart(widths[i] as number) : text.padEnd(widths[i] as number));
+  return [
+    `| ${columns.map((c, i) => pad(c.head, i)).join(' | ')} |`,
+    `|${columns.map((c, i) => (c.right ? `${'-'.repeat((widths[i] as number) + 1)}:` : `:${'-'.repeat((widths[i] as number) + 1)}`)).join('|')}|`,
+    ...cells.map((r) => `| ${r.map((t, i) => pad(t, i)).join(' | ')} |`),
+  ];
+}
+
+/**
+ * The markdown table people read in a terminal or paste into a note. Columns that would repeat another (pass@1 is
+ * the success rate; verifier success when it equals success; tokens and cost when nothing was spent) are left out
+ * and said in a line under the table, so it stays within a terminal's width.
+ */
 export function formatReportMarkdown(r: RunReport): string {
+  const gens = r.generations;
+  const k = r.k ?? 4;
+  const verifierDiffers = gens.some((g) => Math.abs(g.verifierSuccessRate - g.successRate) > 1e-9);
+  const spent = gens.some((g) => g.tokens > 0 || g.costUsd > 0);
+  const children = (g: RunReport['generations'][number]): string => {
+    const rej = Object.entries(g.rejections).map(([why, n]) => `${n} ${why}`).join(', ');
+    return `${g.frontierYield.accepted}/${g.frontierYield.proposed}${rej ? ` (${rej})` : ''}`;
+  };
+  const columns: Column[] = [
+    { head: 'gen', right: true, cell: (g) => String(g.index) },
+    { head: 'rollouts', right: true, cell: (g) => String(g.rollouts) },
+    { head: 'success', right: true, cell: (g) => pct(g.successRate) },
+    ...(verifierDiffers ? [{ head: 'verifier', right: true, cell: (g: RunReport['generations'][number]) => pct(g.verifierSuccessRate) }] : []),
+    { head: `pass^${k}`, right: true, cell: (g) => pct(g.passHatK[k] ?? 0) },
+    { head: 'reward', right: true, cell: (g) => num(g.meanReward) },
+    { head: 'regret', right: true, cell: (g) => num(g.regret) },
+    { head: 'difficulty', right: true, cell: (g) => num(g.meanDifficulty, 1) },
+    { head: 'in band', right: true, cell: (g) => pct(g.inBandShare) },
+    { head: 'children ok', right: false, cell: children },
+    { head: 'evolved users', right: true, cell: (g) => pct(g.users.evolvedShare ?? 0) },
+    { head: 'agent', right: false, cell: (g) => `${g.agent.id}${g.agent.changed ? ' ↑' : ''}` },
+    ...(spent ? [
+      { head: 'tokens', right: true, cell: (g: RunReport['generations'][number]) => String(g.tokens) },
+      { head: 'cost $', right: true, cell: (g: RunReport['generations'][number]) => num(g.costUsd, 4) },
+    ] : []),
+  ];
+  const notes = [
+    `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
+    `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
+    spent ? '' : 'no model calls: 0 tokens, $0.',
+  ].filter(Boolean);
   const lines = [
     `# ${r.run.name} (${r.run.status})`,
     '',
-    `run ${r.run.runId} · seed ${r.run.seed} · ${r.run.rollouts} rollouts · ${Object.entries(r.run.roles).map(([k, v]) => `${k}: ${v}`).join(' · ')}`,
+    `run ${r.run.runId} · seed ${r.run.seed} · ${r.run.rollouts} rollouts · ${Object.entries(r.run.roles).map(([key, v]) => `${key}: ${v}`).join(' · ')}`,
     '',
-    '| gen | rollouts | success | verifier | pass@1 | pass^4 | reward | regret | difficulty | in band | children ok/all | rejections | users evolved | agent | tokens | cost $ |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|',
+    ...table(columns, gens),
+    '',
+    ...notes,
   ];
-  for (const g of r.generations) {
-    const rej = Object.entries(g.rejections).map(([k, v]) => `${k} ${v}`).join(', ') || '—';
-    const agent = `${g.agent.id}${g.agent.changed ? ' ↑' : ''}`;
-    lines.push(
-      `| ${g.index} | ${g.rollouts} | ${pct(g.successRate)} | ${pct(g.verifierSuccessRate)} | ${pct(g.passAtK[1] ?? 0)} | ${pct(g.passHatK[4] ?? 0)} | ${num(g.meanReward)} | ${num(g.regret)} | ${num(g.meanDifficulty, 1)} | ${pct(g.inBandShare)} | ${g.frontierYield.accepted}/${g.frontierYield.proposed} | ${rej} | ${pct(g.users.evolvedShare ?? 0)} | ${agent} | ${g.tokens} | ${num(g.costUsd, 4)} |`,
-    );
-  }
   return `${lines.join('\n')}\n`;
 }

@@ -4,6 +4,7 @@
 import { parseSpecText, type ParsedSpec } from '../../core/spec/parse.js';
 import { compareProblems, type Problem } from '../../core/spec/problems.js';
 import { crossFileProblems, type WorkspaceFiles } from '../../core/spec/workspaceRules.js';
+import { builtinFamilyProblems } from '../../specs/builtinFamilyRule.js';
 
 export type ValidationState = 'valid' | 'warnings' | 'errors';
 
@@ -56,7 +57,7 @@ export class SpecIndex {
     };
     const next = new Map<string, Problem[]>();
     for (const s of specs) next.set(s.file, [...s.problems]);
-    for (const p of crossFileProblems(specs, workspace)) {
+    for (const p of [...crossFileProblems(specs, workspace), ...builtinFamilyProblems(specs)]) {
       const list = next.get(p.file);
       if (list) list.push(p);
       else next.set(p.file, [p]);

@@ -135,7 +135,7 @@ export function activateEditor(context: vscode.ExtensionContext, log: vscode.Log
     const f = tree.treeView.filter;
     const items: (vscode.QuickPickItem & { apply: TreeView['filter'] })[] = [
       { label: 'Failed only', description: 'rollouts that did not succeed', picked: !!f.failedOnly, apply: { failedOnly: true } },
-      { label: 'Failed in every trial', description: 'pairs with no passing no-hint trial', picked: !!f.failedEveryTrial, apply: { failedEveryTrial: true } },
+      { label: 'Failed in every rollout', description: 'pairs with no passing no-hint rollout', picked: !!f.failedEveryTrial, apply: { failedEveryTrial: true } },
       { label: 'In band', description: 'pairs inside the target success band', picked: !!f.inBand, apply: { inBand: true } },
       ...[...tags].sort().map((t) => ({ label: `Tag: ${t}`, picked: f.tag === t, apply: { tag: t } })),
       ...[...families].sort().map((x) => ({ label: `Family: ${x}`, picked: f.family === x, apply: { family: x } })),

@@ -7,6 +7,7 @@ import type { RunRegistry } from '../../viewdata/runRegistry.js';
 import type { RunTreeNode } from '../runs/runTreeModel.js';
 import { readSettings } from '../settings.js';
 import { startCli, type CliRun } from './cliProcess.js';
+import { generationLabel } from '../../webview/names.js';
 
 export const apiKeySecret = (endpoint: string): string => `coevolve.apiKey.${endpoint}`;
 const allEndpoints = '*';
@@ -114,7 +115,7 @@ export class RunCommands {
             const live = this.deps.registry.get(runDir);
             const g = live.run.generations.at(-1);
             const total = live.manifest.config.generations;
-            return g ? `generation ${g.index + 1}/${total} · ${g.rollouts.length} rollouts done${g.inFlight.length ? `, ${g.inFlight.length} running` : ''}` : 'starting…';
+            return g ? `${generationLabel(g.index, total)} · ${g.rollouts.length} rollouts done${g.inFlight.length ? `, ${g.inFlight.length} running` : ''}` : 'starting…';
           } catch {
             return 'starting…';
           }

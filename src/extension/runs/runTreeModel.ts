@@ -6,6 +6,7 @@ import type { PairPlan } from '../../core/ports/runStore.js';
 import type { RolloutSummary } from '../../core/rollout/trajectory.js';
 import type { GenerationIndex, RunIndex } from '../../store/runReader.js';
 import type { EnvInfo, RunSource } from '../../viewdata/liveRun.js';
+import { environmentName, generationLabel, pairClassLabel, runLabel, successLabel, userName } from '../../webview/names.js';
 
 export type SortKey = 'default' | 'reward' | 'duration' | 'cost';
 
@@ -67,7 +68,7 @@ export function describeView(view: TreeView): string {
   const f = view.filter;
   const parts = [
     f.failedOnly ? 'failed only' : '',
-    f.failedEveryTrial ? 'failed in every trial' : '',
+    f.failedEveryTrial ? 'failed in every rollout' : '',
     f.inBand ? 'in band' : '',
     f.tag ? `tag ${f.tag}` : '',
     f.family ? `family ${f.family}` : '',
@@ -88,16 +89,17 @@ export function runNode(ctx: TreeContext): RunTreeNode {
   const { run } = ctx;
   const last = [...run.generations].reverse().find((g) => g.finished);
   const lastMetrics = last ? ctx.metrics(last.index) : undefined;
-  const parts = [run.status, `${run.generations.length} gen`, `${run.rollouts.size} rollouts`];
-  if (lastMetrics) parts.push(`success ${pct(lastMetrics.successRate)}`);
+  const total = run.manifest.config.generations;
+  const parts = [run.status, `${run.generations.length}/${total} generations`, `${run.rollouts.size} rollouts`];
+  if (lastMetrics) parts.push(`success ${pct(lastMetrics.successRate)} in generation ${lastMetrics.index}`);
   const started = run.manifest.startedAt.replace('T', ' ').slice(0, 16);
   return {
     kind: 'run',
     key: run.dir,
     runDir: run.dir,
-    label: run.manifest.name,
+    label: runLabel(run.manifest),
     description: parts.join(' · '),
-    tooltip: `${run.manifest.name} (${run.manifest.runId}), started ${started}\n${run.dir}\nseed ${run.manifest.seed} · Coevolve ${run.manifest.toolVersion}\n${Object.entries(run.manifest.roles).map(([k, v]) => `${k}: ${v}`).join('\n')}`,
+    tooltip: `${run.manifest.name} (run ${run.manifest.runId}), started ${started}\n${run.dir}\nseed ${run.manifest.seed} · Coevolve ${run.manifest.toolVersion}\n${Object.entries(run.manifest.roles).map(([k, v]) => `${k}: ${v}`).join('\n')}`,
     icon: statusIcon[run.status],
     contextValue: `coevolve.run.${run.status}`,
     collapsible: true,
@@ -163,11 +165,16 @@ export function generationNodes(ctx: TreeContext, view: TreeView): RunTreeNode[]
     if (isFiltered(view) && pairs.length === 0) continue;
     const m = ctx.metrics(g.index);
     const planned = g.pairs.length * (run.manifest.config.k + run.manifest.config.hintPlays);
+    const k = run.manifest.config.k;
     const parts: string[] = [];
+    // A generation without metrics is playing only while its run is; otherwise it stopped there and resume continues it.
+    const playing = !g.finished && run.status === 'running';
     if (m) {
-      parts.push(`success ${pct(m.successRate)}`, `pass^${run.manifest.config.k} ${pct(m.passHatK[run.manifest.config.k] ?? 0)}`, `in band ${pct(m.inBandShare)}`, `difficulty ${m.meanDifficulty.toFixed(1)}`);
+      parts.push(`success ${pct(m.successRate)}`, `pass^${k} ${pct(m.passHatK[k] ?? 0)}`, `in band ${pct(m.inBandShare)}`, `difficulty ${m.meanDifficulty.toFixed(1)}`);
+    } else if (g.finished) {
+      parts.push('finished');
     } else {
-      parts.push(g.finished ? 'finished' : `running ${g.rollouts.length}/${planned}`);
+      parts.push(playing ? `playing ${g.rollouts.length}/${planned} rollouts` : `${run.status} at ${g.rollouts.length}/${planned} rollouts${run.status === 'completed' ? '' : ' (resume continues it)'}`);
     }
     if (isFiltered(view)) parts.push(`${pairs.length}/${g.pairs.length} pairs`);
     else parts.push(`${g.pairs.length} pairs`);
@@ -180,11 +187,11 @@ export function generationNodes(ctx: TreeContext, view: TreeView): RunTreeNode[]
       label: `Generation ${g.index}`,
       description: parts.join(' · '),
       tooltip: [
-        `Generation ${g.index} · agent ${g.agentId}`,
-        `${g.rollouts.length} rollouts finished (${failed} failed)${g.inFlight.length ? `, ${g.inFlight.length} running` : ''}`,
+        `${generationLabel(g.index, run.manifest.config.generations)} · agent ${g.agentId}`,
+        `${g.rollouts.length} rollouts finished (${failed} failed)${g.inFlight.length ? `, ${g.inFlight.length} ${playing ? 'running' : 'started but not finished'}` : ''}`,
         m ? `success ${pct(m.successRate)} · verifier ${pct(m.verifierSuccessRate)} · mean reward ${m.meanReward.toFixed(2)} · regret ${m.regret.toFixed(2)} · cost ${money(m.costUsd) || '$0'}` : '',
       ].filter(Boolean).join('\n'),
-      icon: !g.finished ? { id: 'sync~spin', color: 'charts.blue' } : { id: 'layers' },
+      icon: g.finished ? { id: 'layers' } : playing ? { id: 'sync~spin', color: 'charts.blue' } : { id: 'debug-pause', color: 'charts.yellow' },
       contextValue: 'coevolve.generation',
       collapsible: true,
     });
@@ -209,29 +216,33 @@ export function pairNodes(ctx: TreeContext, view: TreeView, generation: number):
   else if (view.sort === 'duration') pairs = sortBy(pairs, (p) => total(p, (r) => r.durationMs));
   else if (view.sort === 'cost') pairs = sortBy(pairs, (p) => total(p, (r) => r.costUsd));
   const k = run.manifest.config.k;
+  const band = run.manifest.config.band;
   return pairs.map((p) => {
     const rs = byPair.get(p.pairId) ?? [];
     const s = stats.get(p.pairId);
     const env = ctx.env(p.envId);
+    const user = ctx.user?.(p.userId);
     const plain = rs.filter((r) => !r.hint);
     const passed = plain.filter((r) => r.success).length;
-    const parts: string[] = [];
-    if (s) parts.push(`p=${s.successRate.toFixed(2)}`);
-    else parts.push(`${passed}/${plain.length} passed`);
+    const runningHere = running.get(p.pairId)?.length ?? 0;
+    const inBand = s !== undefined && s.successRate >= band.low && s.successRate <= band.high;
+    const parts: string[] = [s ? successLabel(s.successes, s.plays) : successLabel(passed, plain.length)];
+    // One classification, the controller's own (stored with the pair): the icon, this text and the tooltip agree.
+    if (s) parts.push(inBand ? `${pairClassLabel[s.class]}, in band` : pairClassLabel[s.class] ?? s.class);
     if (env) parts.push(`difficulty ${env.difficulty}`);
-    if (s && s.plateau >= 1) parts.push('◆ in band');
     if (s && s.regret > 0) parts.push(`regret ${s.regret.toFixed(2)}`);
-    if ((running.get(p.pairId)?.length ?? 0) > 0) parts.push(`${running.get(p.pairId)?.length} running`);
-    const allFailed = plain.length > 0 && passed === 0;
-    const icon: NodeIcon = (running.get(p.pairId)?.length ?? 0) > 0
+    if (runningHere > 0) parts.push(`${runningHere} running`);
+    const icon: NodeIcon = runningHere > 0 && run.status === 'running'
       ? { id: 'sync~spin', color: 'charts.blue' }
-      : s?.plateau !== undefined && s.plateau >= 1
-        ? { id: 'target', color: 'charts.purple' }
-        : allFailed
-          ? { id: 'circle-slash', color: 'testing.iconFailed' }
-          : plain.length > 0 && passed === plain.length
-            ? { id: 'check-all', color: 'testing.iconPassed' }
-            : { id: 'symbol-interface' };
+      : !s
+        ? { id: 'symbol-interface' }
+        : s.class === 'too_easy'
+          ? { id: 'check-all', color: 'testing.iconPassed' }
+          : s.class === 'too_hard'
+            ? { id: 'circle-slash', color: 'testing.iconFailed' }
+            : inBand
+              ? { id: 'target', color: 'charts.purple' }
+              : { id: 'debug-stackframe-focused', color: 'charts.purple' };
     return {
       kind: 'pair' as const,
       key: `${run.dir}|g${generation}|${p.pairId}`,
@@ -240,14 +251,14 @@ export function pairNodes(ctx: TreeContext, view: TreeView, generation: number):
       pairId: p.pairId,
       envId: p.envId,
       userId: p.userId,
-      label: `${p.envId} × ${p.userId}`,
+      label: `${environmentName(env, p.envId)} × ${userName(user, p.userId)}`,
       description: parts.join(' · '),
       tooltip: [
-        `pair ${p.pairId} (${p.source})`,
-        `environment ${p.envId}${env ? ` — ${env.title} (${env.family}, difficulty ${env.difficulty})` : ''}`,
-        `user ${p.userId}`,
-        s ? `success ${pct(s.successRate)} over ${s.plays} plays · pass@${k} ${pct(s.passAtK[k] ?? 0)} · pass^${k} ${pct(s.passHatK[k] ?? 0)}` : `${passed}/${plain.length} no-hint plays passed`,
-        s ? `class ${s.class.replace('_', ' ')} · regret ${s.regret.toFixed(2)} · fitness ${s.fitness.toFixed(2)}` : '',
+        `pair ${p.pairId} (${p.source === 'child' ? 'a new child' : p.source === 'replay' ? 'replayed from the archive' : 'a seed'})`,
+        `environment ${p.envId}${env ? ` — ${env.title} (${env.family}, design difficulty ${env.difficulty})` : ''}`,
+        `user ${p.userId}${user ? ` — ${userName(user, p.userId)}` : ''}`,
+        s ? `success ${successLabel(s.successes, s.plays)} over the no-hint rollouts · pass@${k} ${pct(s.passAtK[k] ?? 0)} · pass^${k} ${pct(s.passHatK[k] ?? 0)}` : `${passed}/${plain.length} no-hint rollouts passed`,
+        s ? `class: ${pairClassLabel[s.class] ?? s.class}${inBand ? ` (inside the ${pct(band.low)}–${pct(band.high)} band)` : ` (band ${pct(band.low)}–${pct(band.high)})`} · regret ${s.regret.toFixed(2)} (hint reward − plain reward) · fitness ${s.fitness.toFixed(2)}` : '',
       ].filter(Boolean).join('\n'),
       icon,
       contextValue: 'coevolve.pair',
@@ -260,7 +271,8 @@ export function rolloutNodes(ctx: TreeContext, view: TreeView, generation: numbe
   const { run } = ctx;
   const g = run.generations.find((x) => x.index === generation);
   if (!g) return [];
-  let rs = (rolloutsByPair(g).get(pairId) ?? []).filter((r) => rolloutPasses(view, r));
+  // As played: plain rollouts by their number, then the hint plays (the log holds them in finish order).
+  let rs = (rolloutsByPair(g).get(pairId) ?? []).filter((r) => rolloutPasses(view, r)).sort((a, b) => Number(a.hint) - Number(b.hint) || a.trial - b.trial);
   if (view.sort === 'reward') rs = sortBy(rs, (r) => r.reward);
   else if (view.sort === 'duration') rs = sortBy(rs, (r) => r.durationMs);
   else if (view.sort === 'cost') rs = sortBy(rs, (r) => r.costUsd);
@@ -299,7 +311,7 @@ export function rolloutNode(runDir: string, r: RolloutSummary): RunTreeNode {
     pairId: r.pairId,
     running: false,
     ...(r.firstErrorStep !== undefined ? { firstErrorStep: r.firstErrorStep } : {}),
-    label: `trial ${r.trial}${r.hint ? ' (hint)' : ''}`,
+    label: `rollout ${r.trial}${r.hint ? ' (hint play)' : ''}`,
     description: parts.join(' · '),
     tooltip: [
       `${r.id}: ${outcome} (${r.status})`,

@@ -26,8 +26,8 @@ describe('Runs tree model', () => {
   it('describes the run from its index and last stored metrics', () => {
     const n = runNode(live);
     assert.equal(n.kind, 'run');
-    assert.equal(n.label, 'fixture');
-    assert.match(n.description, /^completed · 3 gen · 48 rollouts · success \d+%$/);
+    assert.match(n.label, /^fixture · \d\d-\d\d \d\d:\d\d$/, 'the run is named by its config and its start time');
+    assert.match(n.description, /^completed · 3\/3 generations · 48 rollouts · success \d+% in generation 2$/);
     assert.equal(n.icon.id, 'pass-filled');
     assert.equal(n.contextValue, 'coevolve.run.completed');
   });
@@ -39,10 +39,10 @@ describe('Runs tree model', () => {
     const pairs = childrenOf(live, view, gens[0]!);
     assert.equal(pairs.length, 4);
     assert.match(pairs[0]!.label, / × /);
-    assert.match(pairs[0]!.description, /^p=\d\.\d\d · difficulty \d/);
+    assert.match(pairs[0]!.description, /^\d\/3 passed \(\d+ %\) · (too easy|frontier|too hard)(, in band)? · difficulty \d/);
     const rollouts = childrenOf(live, view, pairs[0]!);
     assert.equal(rollouts.length, 4);
-    assert.deepEqual(rollouts.map((r) => r.label), ['trial 0', 'trial 1', 'trial 2', 'trial 3 (hint)']);
+    assert.deepEqual(rollouts.map((r) => r.label), ['rollout 0', 'rollout 1', 'rollout 2', 'rollout 3 (hint play)']);
     assert.match(rollouts[0]!.description, /^reward \d\.\d\d · \d+ steps · [\d.]+s/);
     assert.equal(new Set([...gens, ...pairs, ...rollouts].map((n) => n.key)).size, 3 + 4 + 4);
   });
@@ -129,5 +129,42 @@ describe('EventTail', () => {
 
   it('returns nothing for a missing file', () => {
     assert.deepEqual(new EventTail(join(dir, 'nope.jsonl')).read().events, []);
+  });
+});
+
+describe('Runs tree: one vocabulary, one numbering, one classification', () => {
+  let out: string;
+  before(() => {
+    out = mkdtempSync(join(tmpdir(), 'coevolve-tree-words-'));
+  });
+  after(() => rmSync(out, { recursive: true, force: true }));
+
+  it('a stopped run shows where it stopped, with no spinner, and says resume continues it', async () => {
+    const dir = await makeRun(out, { name: 'halted', generations: 2, pairsPerGeneration: 2, k: 2, hintPlays: 0, unfinished: true });
+    appendFileSync(join(dir, 'events.jsonl'), `${JSON.stringify({ seq: 99_999, at: new Date().toISOString(), type: 'run.finished', status: 'stopped' })}\n`);
+    const live = new LiveRun(dir);
+    const gens = generationNodes(live, { filter: {}, sort: 'default' });
+    const last = gens.at(-1)!;
+    assert.equal(last.label, `Generation ${gens.length - 1}`, 'generations are named by their index, as in the run directory');
+    assert.match(last.description, /^stopped at \d+\/\d+ rollouts \(resume continues it\)/);
+    assert.notEqual(last.icon.id, 'sync~spin');
+  });
+
+  it('the pair icon and the pair text name the same class, and rollouts are listed by number', async () => {
+    const dir = await makeRun(out, { name: 'classes', generations: 2, pairsPerGeneration: 4, k: 3, hintPlays: 1 });
+    const live = new LiveRun(dir);
+    const iconOf: Record<string, string[]> = { 'too easy': ['check-all'], 'too hard': ['circle-slash'], frontier: ['target', 'debug-stackframe-focused'] };
+    for (const g of [0, 1]) {
+      for (const p of pairNodes(live, { filter: {}, sort: 'default' }, g)) {
+        const cls = /(too easy|too hard|frontier)/.exec(p.description)?.[1];
+        assert.ok(cls, `${p.label}: ${p.description} names a class`);
+        assert.ok(iconOf[cls]!.includes(p.icon.id), `${p.description}: icon ${p.icon.id}`);
+        assert.ok(p.tooltip.includes(`class: ${cls}`), 'the tooltip agrees');
+        if (p.icon.id === 'target') assert.match(p.description, /in band/);
+        const rs = rolloutNodes(live, { filter: {}, sort: 'default' }, g, (p as { pairId: string }).pairId);
+        const numbers = rs.filter((r) => !r.label.includes('hint')).map((r) => Number(/rollout (\d+)/.exec(r.label)?.[1]));
+        assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b));
+      }
+    }
   });
 });

@@ -51,7 +51,7 @@ describe('runs editor: tree, viewer, dashboard and commands on a fixture run', f
     });
     const run = roots.find((n) => n.runDir === runDir) as RunTreeNode;
     assert.equal(run.kind, 'run');
-    assert.match(run.description, /completed · 3 gen · 27 rollouts/);
+    assert.match(run.description, /completed · 3\/3 generations · 27 rollouts/);
     const item = runsProvider.getTreeItem(run);
     assert.equal(item.contextValue, 'coevolve.run.completed');
     const gens = runsProvider.getChildren(run);
@@ -69,8 +69,9 @@ describe('runs editor: tree, viewer, dashboard and commands on a fixture run', f
   it('refreshes live when a run directory appears and grows', async function () {
     const { runsProvider } = await api();
     liveDir = await makeRun(runsDir, { name: 'live', generations: 2, pairsPerGeneration: 2, k: 2, hintPlays: 0, unfinished: true, startedAt: '2025-12-01T10:00:00.000Z' });
-    const node = await until('the running run in the tree', () => runsProvider.getChildren().find((n) => n.runDir === liveDir));
-    assert.match(node.description, /^running · 2 gen/);
+    // The manifest can appear before its events: wait for the tree to show the events too.
+    const node = await until('the running run in the tree', () => runsProvider.getChildren().find((n) => n.runDir === liveDir && /^running · 2\/2 generations/.test(n.description)));
+    assert.match(node.description, /^running · 2\/2 generations/);
     let changes = 0;
     const sub = runsProvider.onDidChangeTreeData(() => changes++);
     // The writer appends a finish line: the watcher must pick up just those bytes and the tree must change.

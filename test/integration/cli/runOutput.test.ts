@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { runCli } from '../../support/cli.js';
+
+describe('coevolve run output on a real demo run, piped (not a terminal)', function () {
+  this.timeout(600_000);
+  let out: string;
+  let result: { code: number; stdout: string; stderr: string };
+
+  before(() => {
+    out = mkdtempSync(join(tmpdir(), 'coevolve-run-output-'));
+    // The unsandboxed backend on purpose: it is the one that warns, and it needs nothing installed.
+    result = runCli(['run', resolve('environments/demo.run.yaml'), '--out', out, '--backend', 'process', '--generations', '2']);
+  });
+  after(() => rmSync(out, { recursive: true, force: true }));
+
+  it('finishes', () => assert.equal(result.code, 0, result.stderr));
+
+  it('warns about the unsafe backend once for the run, not once per rollout', () => {
+    const warnings = result.stderr.split('\n').filter((l) => /NOT a sandbox|unsandboxed "process" sandbox/.test(l));
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(result.stderr, /warning: \d+ sandboxes of this run ran UNSANDBOXED \(process backend\)/);
+  });
+
+  it('prints progress lines for every generation, named as the run directory names them', () => {
+    for (const g of [0, 1]) {
+      assert.match(result.stderr, new RegExp(`^generation ${g} \\(${g + 1} of 2\\): playing \\d+ rollouts$`, 'm'));
+      assert.match(result.stderr, new RegExp(`^generation ${g} \\(${g + 1} of 2\\): \\d+/\\d+ rollouts · success so far`, 'm'));
+      assert.match(result.stderr, new RegExp(`^ {2}generation ${g}: success \\d+%`, 'm'));
+    }
+    assert.doesNotMatch(result.stderr, /gen \d\/\d|gen \d:/, 'no other numbering');
+  });
+
+  it('ends with the report, which fits a terminal, and the next step', () => {
+    const tableLines = result.stdout.split('\n').filter((l) => l.startsWith('|'));
+    assert.equal(tableLines.length, 2 + 2);
+    for (const l of tableLines) assert.ok(l.length <= 140, `${l.length} columns: ${l}`);
+    assert.doesNotMatch(tableLines[0] ?? '', /pass@1/);
+    assert.match(result.stdout, /^run finished: .*\n {2}next: look at it in VS Code \(Coevolve: Open Run Dashboard\), or `coevolve report /m);
+  });
+});
