@@ -227,7 +227,7 @@ describe('e2e: curation and the Dataset view', function () {
     const pair = runsPane.locator('.monaco-list-row[aria-level="3"]').first();
     await pair.waitFor({ timeout: 15_000 });
     await pair.click();
-    const rollout = row('trial 0');
+    const rollout = row('rollout 0');
     await rollout.waitFor({ timeout: 15_000 });
     await rollout.click({ button: 'right' });
     const menu = page.locator('.context-view .monaco-menu');

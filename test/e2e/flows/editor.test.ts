@@ -37,14 +37,14 @@ describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', functi
   it('shows the run tree with generations, pairs and rollouts and their descriptions', async function () {
     const wb = session.workbench;
     await wb.openViewContainer('Coevolve');
-    await row(/^fixture/).first().waitFor({ state: 'visible' });
-    await row(/^fixture/).first().click();
+    await row(/^fixture · /).first().waitFor({ state: 'visible' });
+    await row(/^fixture · /).first().click();
     await row('Generation 0').first().click();
     await row('Generation 1').first().waitFor({ state: 'visible' });
-    await row(/log-triage-l1 × terse-ops/).first().click();
-    await row('trial 0').first().waitFor({ state: 'visible' });
+    await row(/log-triage level 1 × Operator terse-ops \(terse ops\)/).first().click();
+    await row('rollout 0').first().waitFor({ state: 'visible' });
     const texts = await session.workbench.page.locator('.part.sidebar .monaco-list-row').allTextContents();
-    assert.ok(texts.some((t) => /completed · 4 gen · \d+ rollouts · success \d+%/.test(t)), `run row has its description: ${JSON.stringify(texts.slice(0, 3))}`);
+    assert.ok(texts.some((t) => /completed · 4\/4 generations · \d+ rollouts · success \d+%/.test(t)), `run row has its description: ${JSON.stringify(texts.slice(0, 3))}`);
     assert.ok(texts.some((t) => /success \d+% · pass\^3 \d+% · in band/.test(t)), 'generation rows describe success, pass^k and band');
     assert.ok(texts.some((t) => /reward \d\.\d\d · \d+ steps/.test(t)), 'rollout rows show reward and steps');
     await wb.screenshot('editor-runs-tree');
@@ -52,7 +52,7 @@ describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', functi
 
   it('opens a rollout: dialogue, terminal blocks, step controls; markup in messages stays inert text', async function () {
     const page = session.workbench.page;
-    await row('trial 0').first().click();
+    await row('rollout 0').first().click();
     const frame = await webviewFrame(page, '#steps');
     await frame.locator('.step').first().waitFor({ state: 'visible' });
     // The fixture's first user message carries <script> and <img onerror>: it must show as text, create no element.
