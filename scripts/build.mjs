@@ -33,11 +33,18 @@ const builds = [
 if (webviewEntries.length > 0) {
   builds.push({ ...common, external: [], entryPoints: webviewEntries, outdir: 'dist/webview', platform: 'browser', format: 'esm', target: 'es2022' });
 }
+// The browser host's own pages (coevolve view and bundles): runs list, run table, navigation. Same output folder.
+const browserDir = 'src/webview/browser';
+const browserEntries = existsSync(browserDir) ? readdirSync(browserDir).filter((f) => f.endsWith('.ts')).map((f) => join(browserDir, f)) : [];
+if (browserEntries.length > 0) {
+  builds.push({ ...common, external: [], entryPoints: browserEntries, outdir: 'dist/webview', platform: 'browser', format: 'esm', target: 'es2022' });
+}
 
 function copyAssets() {
   mkdirSync('dist/webview', { recursive: true });
   const codicons = 'node_modules/@vscode/codicons/dist';
   for (const f of ['codicon.css', 'codicon.ttf']) cpSync(join(codicons, f), join('dist/webview', f));
+  cpSync('src/webview/browser/theme.css', 'dist/webview/theme.css');
 }
 
 if (watch) {

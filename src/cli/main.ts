@@ -11,6 +11,7 @@ import { registerRunCommands } from './commands/run.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerSchemaCommand } from './commands/schema.js';
 import { registerValidateCommand } from './commands/validate.js';
+import { registerViewCommand } from './commands/view.js';
 import { reportAndExit } from './errors.js';
 
 const program = new Command()
@@ -30,5 +31,6 @@ registerRunCommands(program);
 registerSandboxCommand(program);
 registerSchemaCommand(program);
 registerValidateCommand(program);
+registerViewCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => reportAndExit(err, program.opts<{ verbose?: boolean }>().verbose ?? false));

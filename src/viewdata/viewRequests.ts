@@ -1,5 +1,6 @@
 import type { RunIndex } from '../store/runReader.js';
 import type { RequestMethod, RequestParamsOf, RequestResults, RolloutRow } from '../webview/protocol.js';
+import { applyCuration } from './curate.js';
 import { dashboardView } from './dashboardView.js';
 import type { LiveRun } from './liveRun.js';
 import { facetsOf, queryRolloutTable, rolloutRow, rowPasses } from './rolloutTable.js';
@@ -38,7 +39,7 @@ export class ViewData {
     return t;
   }
 
-  readonly handlers: { [M in RequestMethod]: (params: RequestParamsOf<M>) => RequestResults[M] } = {
+  readonly handlers = {
     'rollout/get': (p) => rolloutView(this.runs, p),
     'dashboard/get': (p) => {
       const run = this.runs.get(p.runDir);
@@ -60,5 +61,7 @@ export class ViewData {
       const rows = this.rows(live).filter((r) => rowPasses(r, p.filter));
       return this.transcriptIndex(live.dir).search(rows, p.query, p.limit ?? 100, p.runDir);
     },
-  };
+    /** A write: hosts decide whether to offer it (the browser host only with --allow-curation). */
+    'curation/apply': (p) => applyCuration(this.runs, p),
+  } satisfies { [M in RequestMethod]: (params: RequestParamsOf<M>) => RequestResults[M] | Promise<RequestResults[M]> };
 }

@@ -61,6 +61,14 @@ export const requestParams = {
   'rollouts/table': rolloutTableQuerySchema,
   /** Full-text search across the transcripts of a run's rollouts (case-insensitive substring). */
   'rollouts/search': rolloutSearchSchema,
+  /** Record a curation decision in the run's curation.jsonl (the browser host answers it only with --allow-curation). */
+  'curation/apply': z.strictObject({
+    runDir: z.string().min(1).max(4096),
+    target: z.strictObject({ kind: z.enum(['rollout', 'environment']), id: z.string().min(1).max(256) }),
+    action: z.enum(['accept', 'reject', 'clear', 'label', 'unlabel', 'comment']),
+    label: z.string().min(1).max(128).optional(),
+    text: z.string().min(1).max(4000).optional(),
+  }),
 } as const;
 
 export const commandParams = {
@@ -281,6 +289,7 @@ export interface RequestResults {
   'runs/list': RunChoice[];
   'rollouts/table': RolloutTable;
   'rollouts/search': SearchResult;
+  'curation/apply': { target: { kind: 'rollout' | 'environment'; id: string }; verdict?: 'accepted' | 'rejected'; labels: string[]; comments: number };
 }
 
 // Envelopes.

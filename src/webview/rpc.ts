@@ -1,9 +1,13 @@
 // The webview side of protocol.ts: typed requests with pending promises keyed by id, fire-and-forget commands,
-// validated notifications, and the panel state VS Code keeps across reloads.
+// validated notifications, and the panel state kept across reloads. The same apps run in three hosts; only the
+// transport differs: VS Code's webview API, `coevolve view`'s HTTP server, or a static bundle's files
+// (browserTransport.ts). Every host message is validated here whatever carried it.
+import './zodJitless.js';
 import {
   parseHostMessage, type CommandMethod, type CommandParamsOf, type NotificationMethod, type NotificationParamsOf, type RequestMethod,
   type RequestParamsOf, type RequestResults,
 } from './protocol.js';
+import { browserTransport, type HostTransport } from './browserTransport.js';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -15,15 +19,37 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 type NotificationHandler = <M extends NotificationMethod>(method: M, params: NotificationParamsOf<M>) => void;
 
+function vscodeTransport(): HostTransport {
+  const api = acquireVsCodeApi();
+  return {
+    kind: 'vscode',
+    post: (m) => api.postMessage(m),
+    onMessage: (deliver) => window.addEventListener('message', (event: MessageEvent) => deliver(event.data)),
+    getState: () => api.getState(),
+    setState: (s) => api.setState(s),
+    can: () => true,
+  };
+}
+
+/** The transport of the page: VS Code's when the webview API is there, else the browser host the page names. */
+export function pageTransport(): HostTransport {
+  return typeof (globalThis as { acquireVsCodeApi?: unknown }).acquireVsCodeApi === 'function' ? vscodeTransport() : browserTransport();
+}
+
 export class HostChannel {
-  private readonly api: VsCodeApi;
+  private readonly transport: HostTransport;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private readonly handlers = new Set<NotificationHandler>();
 
-  constructor() {
-    this.api = acquireVsCodeApi();
-    window.addEventListener('message', (event: MessageEvent) => this.receive(event.data));
+  constructor(transport: HostTransport = pageTransport()) {
+    this.transport = transport;
+    this.transport.onMessage((raw) => this.receive(raw));
+  }
+
+  /** Which host the page runs in: 'vscode', 'http' (`coevolve view`) or 'static' (a bundle). */
+  get host(): HostTransport['kind'] {
+    return this.transport.kind;
   }
 
   private receive(raw: unknown): void {
@@ -44,16 +70,21 @@ export class HostChannel {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.api.postMessage({ kind: 'request', id, method, params });
+      this.transport.post({ kind: 'request', id, method, params });
     });
   }
 
   command<M extends CommandMethod>(method: M, params: CommandParamsOf<M>): void {
-    this.api.postMessage({ kind: 'command', method, params });
+    this.transport.post({ kind: 'command', method, params });
+  }
+
+  /** Whether the host carries out a command (a browser host is read-only: no re-run, no replay, no files). */
+  can(method: CommandMethod): boolean {
+    return this.transport.can(method);
   }
 
   ready(): void {
-    this.api.postMessage({ kind: 'ready' });
+    this.transport.post({ kind: 'ready' });
   }
 
   onNotification(handler: NotificationHandler): void {
@@ -61,11 +92,11 @@ export class HostChannel {
   }
 
   getState<T>(): T | undefined {
-    return (this.api.getState() as T | undefined) ?? undefined;
+    return (this.transport.getState() as T | undefined) ?? undefined;
   }
 
   setState(state: unknown): void {
-    this.api.setState(state);
+    this.transport.setState(state);
   }
 }
 

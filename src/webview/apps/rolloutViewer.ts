@@ -306,9 +306,9 @@ export class RolloutViewer extends LitElement {
         ${s?.tags.length ? html`<span>${s.tags.map((t) => html`<span class="tag">${t}</span>`)}</span>` : nothing}
       </div>
       <div class="actions">
-        <vscode-button secondary icon="debug-restart" id="rerun" @click=${() => this.channel.command('rollout/rerun', v.ref)} ?disabled=${v.running}>Re-run</vscode-button>
-        <vscode-button secondary icon="terminal" id="replay" @click=${() => this.channel.command('rollout/replay', v.ref)} ?disabled=${v.running}>Replay in terminal</vscode-button>
-        <vscode-button secondary icon="json" @click=${() => this.channel.command('file/open', { path: v.filePath })} ?disabled=${v.running}>Open file</vscode-button>
+        ${this.channel.can('rollout/rerun') ? html`<vscode-button secondary icon="debug-restart" id="rerun" @click=${() => this.channel.command('rollout/rerun', v.ref)} ?disabled=${v.running}>Re-run</vscode-button>` : nothing}
+        ${this.channel.can('rollout/replay') ? html`<vscode-button secondary icon="terminal" id="replay" @click=${() => this.channel.command('rollout/replay', v.ref)} ?disabled=${v.running}>Replay in terminal</vscode-button>` : nothing}
+        ${this.channel.can('file/open') ? html`<vscode-button secondary icon="json" @click=${() => this.channel.command('file/open', { path: v.filePath })} ?disabled=${v.running}>Open file</vscode-button>` : nothing}
       </div>
     </header>`;
   }

@@ -23,7 +23,7 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
   after(() => rmSync(out, { recursive: true, force: true }));
 
   it('lists runs newest first with status, generations and rollouts read from small files', () => {
-    const runs = data.handlers['runs/list']({});
+    const runs = data.handlers['runs/list']();
     assert.deepEqual(runs.map((r) => r.name), ['fixture', 'other']);
     const index = openRun(runDir);
     const first = runs[0]!;

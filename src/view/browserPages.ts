@@ -1,0 +1,50 @@
+import type { BrowserPage } from '../webview/browserLinks.js';
+
+/** The pages of the browser host: the same webview bundles the editor loads, plus the runs list and run table. */
+export const browserPages: Record<string, { page: BrowserPage; title: string; script: string; styles: string[]; element: string }> = {
+  'index.html': { page: 'runs', title: 'Coevolve runs', script: 'runsPage.js', styles: ['runsPage.css'], element: 'coevolve-runs-page' },
+  'run.html': { page: 'run', title: 'Coevolve run', script: 'runPage.js', styles: ['runPage.css'], element: 'coevolve-run-page' },
+  'dashboard.html': { page: 'dashboard', title: 'Coevolve dashboard', script: 'dashboard.js', styles: ['codicon.css', 'dashboard.css'], element: 'coevolve-dashboard' },
+  'rollout.html': { page: 'rollout', title: 'Coevolve rollout', script: 'rolloutViewer.js', styles: ['codicon.css', 'rolloutViewer.css'], element: 'coevolve-rollout-viewer' },
+};
+
+/**
+ * The CSP of every browser-host page: the webview's policy (nothing by default; scripts, styles, fonts and images
+ * only from the bundle; no inline script or style, no eval) plus `connect-src 'self'` for the API and the event
+ * stream, and no framing, no base URL, no form posts elsewhere. The server also sends it as a header.
+ */
+export const browserCsp = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "font-src 'self'", "img-src 'self'", "connect-src 'self'",
+  "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+].join('; ');
+
+const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A page's HTML. It carries no data: the app reads its target from the URL and asks the host for everything. */
+export function browserPageHtml(file: string, host: 'http' | 'static', commands: string[] = []): string {
+  const p = browserPages[file];
+  if (!p) throw new Error(`no browser page ${file}`);
+  // The frame-ancestors directive only works as a header; a meta CSP ignores it, so it is left out here.
+  const metaCsp = browserCsp.split('; ').filter((d) => !d.startsWith('frame-ancestors')).join('; ');
+  const styles = ['theme.css', ...p.styles].map((s) => `<link rel="stylesheet" href="assets/${escapeAttr(s)}"${s === 'codicon.css' ? ' id="vscode-codicon-stylesheet"' : ''}>`).join('\n    ');
+  return `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="UTF-8">
+    <meta http-equiv="Content-Security-Policy" content="${metaCsp}">
+    <meta name="viewport" content="width=device-width, initial-scale=1.0">
+    <meta name="referrer" content="no-referrer">
+    <meta name="coevolve-host" content="${host}">
+    <meta name="coevolve-page" content="${p.page}">
+    <meta name="coevolve-commands" content="${escapeAttr(commands.join(' '))}">
+    ${styles}
+    <title>${escapeAttr(p.title)}</title>
+  </head>
+  <body>
+    <nav class="host-nav" aria-label="Coevolve"></nav>
+    <${p.element} id="app"></${p.element}>
+    <script type="module" src="assets/hostNav.js"></script>
+    <script type="module" src="assets/${escapeAttr(p.script)}"></script>
+  </body>
+</html>`;
+}

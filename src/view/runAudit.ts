@@ -1,0 +1,34 @@
+import { lstatSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/**
+ * Why a run directory must not be served or bundled, or undefined when it may: a symbolic link or anything other
+ * than a directory or a regular file inside it. The engine writes only plain files there, so a link means the
+ * directory came from somewhere that planted one, and reading through it could publish a file from outside the run.
+ */
+export function auditRunDir(dir: string, maxEntries = 1_000_000): string | undefined {
+  const stack = [dir];
+  let seen = 0;
+  while (stack.length > 0) {
+    const current = stack.pop() as string;
+    for (const name of readdirSync(current)) {
+      const path = join(current, name);
+      const st = lstatSync(path);
+      if (++seen > maxEntries) return `more than ${maxEntries} entries`;
+      if (st.isSymbolicLink()) return `${relative(dir, path)} is a symbolic link (coevolve view follows no link out of a run directory)`;
+      if (st.isDirectory()) stack.push(path);
+      else if (!st.isFile()) return `${relative(dir, path)} is not a regular file`;
+    }
+  }
+  return undefined;
+}
+
+/** A file of an audited run read later (a live run writes new ones): it must still be a regular file, not a link. */
+export function isPlainFile(path: string): boolean {
+  try {
+    const st = lstatSync(path);
+    return st.isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,103 @@
+import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import type { RunManifest } from '../core/ports/runStore.js';
+import { runLayout } from '../store/layout.js';
+import { readManifest } from '../store/runReader.js';
+import type { LiveRun } from '../viewdata/liveRun.js';
+import { RunRegistry, type RunResolver } from '../viewdata/runRegistry.js';
+import { safeKey } from '../webview/browserLinks.js';
+import { auditRunDir } from './runAudit.js';
+
+/**
+ * The runs `coevolve view` serves, named by short keys (the run directory's name, made unique), so a browser never
+ * sends a path: a key from a URL is looked up in this table and nothing else. Sources are run directories or
+ * folders of runs, resolved once when the server starts; inside a folder only real directories count (a link there
+ * is not followed). A run is opened only after `auditRunDir` found no link or special file in it.
+ */
+export class ServedRuns implements RunResolver {
+  readonly registry = new RunRegistry(() => []);
+  private readonly dirOfKey = new Map<string, string>();
+  private readonly keyOfDir = new Map<string, string>();
+  private readonly audited = new Map<string, string | null>();
+  private readonly sources: string[];
+
+  constructor(sources: string[]) {
+    this.sources = sources.map((s) => {
+      if (!existsSync(s)) throw new Error(`${s}: no such run directory or folder of runs`);
+      return realpathSync(s);
+    });
+  }
+
+  /** Run directories of the sources, newest first; new runs get a key the first time they are seen. */
+  listed(): { dir: string; manifest: RunManifest }[] {
+    const out: { dir: string; manifest: RunManifest }[] = [];
+    for (const source of this.sources) {
+      const dirs = existsSync(runLayout.manifest(source)) ? [source] : childDirs(source);
+      for (const dir of dirs) {
+        try {
+          out.push({ dir, manifest: readManifest(dir) });
+        } catch {
+          continue; // not a run (or a newer format): the runs list shows runs this version can read
+        }
+        this.keyFor(dir);
+      }
+    }
+    return out.sort((a, b) => b.manifest.startedAt.localeCompare(a.manifest.startedAt));
+  }
+
+  private keyFor(dir: string): string {
+    const known = this.keyOfDir.get(dir);
+    if (known) return known;
+    const base = basename(dir).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 200) || 'run';
+    let key = safeKey.test(base) ? base : `run_${base}`;
+    for (let n = 2; this.dirOfKey.has(key); n++) key = `${base}-${n}`;
+    this.dirOfKey.set(key, dir);
+    this.keyOfDir.set(dir, key);
+    return key;
+  }
+
+  /** The directory a key names, or undefined: keys that are not in the table name nothing. */
+  dirOf(ref: string): string | undefined {
+    if (!safeKey.test(ref)) return undefined;
+    if (!this.dirOfKey.has(ref)) this.listed();
+    return this.dirOfKey.get(ref);
+  }
+
+  get(ref: string): LiveRun {
+    const dir = this.dirOf(ref);
+    if (!dir) throw new Error(`no run named "${ref.slice(0, 80)}" is served here`);
+    let problem = this.audited.get(dir);
+    if (problem === undefined) this.audited.set(dir, (problem = auditRunDir(dir) ?? null));
+    if (problem) throw new Error(`run "${ref}" is not served: ${problem}`);
+    return this.registry.get(dir);
+  }
+
+  refOf(dir: string): string {
+    return this.keyFor(dir);
+  }
+
+  displayPath(dir: string, path: string): string {
+    return relative(dir, path);
+  }
+
+  /** Keys of the runs opened so far (their event logs are tailed). */
+  opened(): { key: string; dir: string }[] {
+    return [...this.audited.entries()].filter(([, p]) => p === null).map(([dir]) => ({ key: this.keyFor(dir), dir }));
+  }
+}
+
+function childDirs(folder: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  return names.map((n) => join(folder, n)).filter((p) => {
+    try {
+      return lstatSync(p).isDirectory() && existsSync(runLayout.manifest(p));
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,0 +1,34 @@
+// The navigation bar of every browser-host page (runs list, run, dashboard, rollout), filled from the page's URL.
+// Links only; the run key comes from the URL and is checked before it becomes part of one.
+import { browserLinks, safeKey } from '../browserLinks.js';
+
+function link(text: string, href: string, id: string): HTMLAnchorElement {
+  const a = document.createElement('a');
+  a.textContent = text;
+  a.href = href;
+  a.id = id;
+  return a;
+}
+
+function fill(nav: HTMLElement): void {
+  const p = new URLSearchParams(window.location.search);
+  const run = p.get('run') ?? '';
+  const brand = link('Coevolve', browserLinks.runs(), 'nav-brand');
+  brand.className = 'brand';
+  nav.append(brand, link('Runs', browserLinks.runs(), 'nav-runs'));
+  if (safeKey.test(run)) {
+    const g = p.get('g');
+    nav.append(link(`Run ${run}`, browserLinks.run(run), 'nav-run'), link('Dashboard', browserLinks.dashboard(run), 'nav-dashboard'));
+    if (g && /^\d{1,9}$/.test(g)) nav.append(link(`Generation ${g}`, browserLinks.run(run, Number(g)), 'nav-generation'));
+  }
+  const host = document.querySelector<HTMLMetaElement>('meta[name="coevolve-host"]')?.content;
+  const note = document.createElement('span');
+  note.className = 'dim';
+  note.textContent = host === 'static' ? 'static bundle · read-only' : 'coevolve view · read-only unless curation is allowed';
+  const spacer = document.createElement('span');
+  spacer.className = 'spacer';
+  nav.append(spacer, note);
+}
+
+const nav = document.querySelector<HTMLElement>('nav.host-nav');
+if (nav) fill(nav);
