@@ -40,6 +40,8 @@ export function hostAllowed(hostHeader: string | undefined, port: number, allowe
  * a program (curl, a script), not from a page, and are judged by the token alone.
  */
 export function originAllowed(r: { method: string; host: string; origin?: string; fetchSite?: string; fetchMode?: string; isPage: boolean }): boolean {
+  // A form posted under Referrer-Policy: no-referrer says `Origin: null`; then only Sec-Fetch-Site can vouch for it.
+  if (r.origin === 'null') return r.fetchSite === 'same-origin';
   if (r.origin !== undefined && r.origin !== `http://${r.host}`) return false;
   if (r.fetchSite === undefined || r.fetchSite === 'same-origin' || r.fetchSite === 'none') return true;
   return (r.method === 'GET' || r.method === 'HEAD') && r.isPage && r.fetchMode === 'navigate';

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
 import type { RunManifest } from '../core/ports/runStore.js';
@@ -53,7 +53,7 @@ function factsOf(dir: string, manifest: RunManifest): Cached['facts'] {
   let rollouts = 0;
   let last: GenerationMetrics | undefined;
   for (const g of gens) {
-    const m = readGenerationMetrics<GenerationMetrics>(dir, g);
+    const m = plainMetrics(dir, g);
     if (!m) continue;
     rollouts += m.rollouts;
     last = m;
@@ -62,6 +62,16 @@ function factsOf(dir: string, manifest: RunManifest): Cached['facts'] {
     name: manifest.name, runId: manifest.runId, startedAt: manifest.startedAt, status: statusOf(dir), generations: gens.length, rollouts,
     ...(last ? { lastSuccessRate: last.successRate } : {}),
   };
+}
+
+/** A generation's stored metrics if its file is a regular file that parses; a link or a broken file is skipped. */
+function plainMetrics(dir: string, generation: number): GenerationMetrics | undefined {
+  try {
+    if (!lstatSync(runLayout.generationMetrics(dir, generation)).isFile()) return undefined;
+    return readGenerationMetrics<GenerationMetrics>(dir, generation);
+  } catch {
+    return undefined;
+  }
 }
 
 function generationIndexes(dir: string): number[] {

@@ -74,6 +74,10 @@ describe('coevolve view server: the boundary', function () {
     assert.equal(script.status, 403, 'no cross-site subresource reads');
     const link = await send(loop.port, '/rollout.html', { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } });
     assert.equal(link.status, 200, 'a link from elsewhere may open a page');
+    const nullOrigin = await rpc(loop.port, { kind: 'request', id: 1, method: 'runs/list', params: {} }, { origin: 'null', 'sec-fetch-site': 'cross-site' });
+    assert.equal(nullOrigin.status, 403, 'Origin: null from another site is refused');
+    const sandboxed = await rpc(loop.port, { kind: 'request', id: 1, method: 'runs/list', params: {} }, { origin: 'null' });
+    assert.equal(sandboxed.status, 403, 'Origin: null with nothing to vouch for it is refused');
     const form = await send(loop.port, '/api/rpc', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
     assert.equal(form.status, 415, 'a simple cross-site form/text POST is not JSON');
   });
