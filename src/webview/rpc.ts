@@ -2,7 +2,6 @@
 // validated notifications, and the panel state kept across reloads. The same apps run in three hosts; only the
 // transport differs: VS Code's webview API, `coevolve view`'s HTTP server, or a static bundle's files
 // (browserTransport.ts). Every host message is validated here whatever carried it.
-import './zodJitless.js';
 import {
   parseHostMessage, type CommandMethod, type CommandParamsOf, type NotificationMethod, type NotificationParamsOf, type RequestMethod,
   type RequestParamsOf, type RequestResults,

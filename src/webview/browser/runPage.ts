@@ -2,6 +2,7 @@
 // outcome, status, family, user, tag, hint; sort by any column; paged), full-text search across transcripts, and
 // links to the dashboard and to each rollout. The table is answered by the data layer (rollouts/table); this page
 // only draws it. Live: a run/changed notification for this run asks again with the same filters.
+import '../render/cspWatch.js';
 import { html, LitElement, nothing, type TemplateResult } from 'lit';
 import type { RolloutFilter, RolloutRow, RolloutSortKey, RolloutTable, SearchResult } from '../protocol.js';
 import { HostChannel } from '../rpc.js';

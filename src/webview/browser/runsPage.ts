@@ -1,5 +1,6 @@
 // The browser host's runs list: every run the server (or the bundle) has, newest first, with status, generations,
 // rollouts and the last generation's success; live while runs write (a run/changed notification reloads it).
+import '../render/cspWatch.js';
 import { html, LitElement, nothing, type TemplateResult } from 'lit';
 import type { RunChoice } from '../protocol.js';
 import { HostChannel } from '../rpc.js';
