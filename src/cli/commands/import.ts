@@ -4,6 +4,7 @@ import { importHarborTasks } from '../../datasets/harborImport.js';
 import { formatImportReport, type ImportResult } from '../../datasets/importReport.js';
 import { writeImported } from '../../datasets/importWriter.js';
 import { importTau2Tasks } from '../../datasets/tau2Import.js';
+import { importTb1Tasks } from '../../datasets/tb1Import.js';
 import type { CommandOutput } from './validate.js';
 
 export interface ImportCliOptions {
@@ -12,6 +13,8 @@ export interface ImportCliOptions {
   domain?: string;
   force?: boolean;
   json?: boolean;
+  /** Terminal-Bench 1: where the converted Harbor task folders go (default <out>/harbor-tasks). */
+  harborOut?: string;
 }
 
 const processOutput: CommandOutput = { out: (t) => process.stdout.write(t), cwd: process.cwd() };
@@ -41,6 +44,13 @@ export function runImportHarbor(dirs: string[], cli: ImportCliOptions, output: C
   return finish('environments', result, cli, '.env.yaml', output);
 }
 
+/** `coevolve import terminal-bench-1 <dir...>`: TB1 task folders -> Harbor task folders -> *.env.yaml. */
+export function runImportTb1(dirs: string[], cli: ImportCliOptions, output: CommandOutput = processOutput): number {
+  const harborOut = resolve(output.cwd, cli.harborOut ?? resolve(cli.out, 'harbor-tasks'));
+  const result = importTb1Tasks(dirs.map((d) => resolve(output.cwd, d)), { harborOut, ...(cli.force ? { force: true } : {}), ...(cli.license ? { license: cli.license } : {}) });
+  return finish('environments', result, cli, '.env.yaml', output);
+}
+
 /** `coevolve import tau2 <tasks.json...>`: tau2-bench tasks -> *.user.yaml. */
 export function runImportTau2(files: string[], cli: ImportCliOptions, output: CommandOutput = processOutput): number {
   const result = importTau2Tasks(files.map((f) => resolve(output.cwd, f)), { ...(cli.license ? { license: cli.license } : {}), ...(cli.domain ? { domain: cli.domain } : {}) });
@@ -59,6 +69,19 @@ export function registerImportCommand(program: Command): void {
     .option('--json', 'print the report as JSON')
     .action((dirs: string[], opts: ImportCliOptions) => {
       process.exitCode = runImportHarbor(dirs, opts);
+    });
+  imp
+    .command('terminal-bench-1')
+    .alias('tb1')
+    .description('Terminal-Bench 1 task folders (task.yaml, Dockerfile, run-tests.sh, solution.sh|yaml, tests/) -> Harbor task folders -> *.env.yaml')
+    .argument('<dirs...>', 'task folders, or folders holding task folders')
+    .option('--out <dir>', 'where to write the specs', '.')
+    .option('--harbor-out <dir>', 'where to write the converted Harbor task folders (default <out>/harbor-tasks)')
+    .option('--license <id>', 'license of the source suite, recorded in provenance')
+    .option('--force', 'overwrite existing spec files and converted folders')
+    .option('--json', 'print the report as JSON')
+    .action((dirs: string[], opts: ImportCliOptions) => {
+      process.exitCode = runImportTb1(dirs, opts);
     });
   imp
     .command('tau2')
