@@ -5,17 +5,18 @@ import { addUsage, ContextWindowExceeded, ToolsUnsupported, zeroUsage } from '..
 import type { ChatModel, ChatRequest, ChatResponse, ModelStats, Usage } from '../core/ports/model.js';
 import type { EndpointConfig } from '../core/spec/run.js';
 import { isSecret, resolveApiKey } from './apiKey.js';
+import { fetchContextWindow } from './contextWindow.js';
 import { callCostUsd } from './cost.js';
 import { createEndpointPool } from './endpointPool.js';
 import type { EndpointPool, EndpointTarget } from './endpointPool.js';
-import { kindOf400, ModelError } from './modelError.js';
+import { kindOf400, ModelError, windowNamedIn } from './modelError.js';
 import type { ModelErrorKind } from './modelError.js';
 import { modelSettingsOf, parseLlmRole } from './llmRole.js';
 import type { LlmRoleInput } from './llmRole.js';
 import { fromCompletion, fromStream, toWireParams } from './openaiWire.js';
 import type { WireAnswer, WireParams } from './openaiWire.js';
 import type { RequestCache } from './requestCache.js';
-import { describeRequest, normaliseRequest, positionalKey, requestCacheKey } from './requestKey.js';
+import { canonicalJson, describeRequest, normaliseRequest, positionalKey, requestCacheKey, sha256 } from './requestKey.js';
 import { defaultBackoff, isRetryableStatus, parseRetryAfter, retryDelayMs } from './retryPolicy.js';
 import type { BackoffPolicy } from './retryPolicy.js';
 import { scrubSecrets } from './scrubSecrets.js';
@@ -141,7 +142,7 @@ export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConf
           const final = new ModelError(error.kind, scrub(`model call failed after ${n} attempt${n > 1 ? 's' : ''}: ${error.message}`), n, error.status);
           log(final.message);
           // Two refusals the roles act on: a prompt too long (the rollout ends truncated: context) and no tools API.
-          if (error.kind === 'context_overflow') throw new ContextWindowExceeded(final.message);
+          if (error.kind === 'context_overflow') throw new ContextWindowExceeded(final.message, windowNamedIn(final.message));
           if (error.kind === 'tools_unsupported') throw new ToolsUnsupported(final.message);
           throw final;
         }
@@ -153,8 +154,36 @@ export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConf
     }
   };
 
+  // The window is asked once per model; a recording keeps it, so a replay asks nothing.
+  let window: Promise<number | undefined> | undefined;
+  const discoverWindow = async (): Promise<number | undefined> => {
+    const metaKey = sha256(`context-window:${canonicalJson({ baseUrls: normaliseRequest({}, endpoint.baseUrls).baseUrls, model: role.model })}`);
+    if (cache && cache.mode !== 'off') {
+      const hit = await cache.getMeta(metaKey);
+      if (hit) return typeof hit.value === 'number' ? hit.value : undefined;
+      if (cache.mode === 'replay') return undefined;
+    }
+    let found: number | undefined;
+    try {
+      found = await getPool().run(async (target) => {
+        addSecret(target.client.apiKey);
+        stats.networkRequests++;
+        return fetchContextWindow(target.client, role.model, endpoint.timeoutMs);
+      });
+    } catch (err) {
+      log(scrub(`could not read the context window of "${role.model}" from ${endpoint.name}'s /v1/models (${err instanceof Error ? err.message : String(err)}); set contextWindow on the role to fit long conversations`));
+    }
+    if (cache?.mode === 'rw') await cache.putMeta(metaKey, found ?? null).catch(() => undefined);
+    return found;
+  };
+
   return {
     label: `llm ${endpoint.name}/${role.model}`,
+    contextWindow() {
+      if (role.contextWindow !== undefined) return Promise.resolve(role.contextWindow);
+      window ??= discoverWindow();
+      return window;
+    },
     settings: modelSettingsOf(endpoint, role),
     stats: () => ({ ...stats, usage: { ...stats.usage } }),
     async complete(request) {

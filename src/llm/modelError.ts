@@ -16,6 +16,12 @@ export type ModelErrorKind =
 const contextOverflow = /maximum context length|context length|context window|context size|longer than the model|too many tokens|prompt is too long|exceed_context_size/i;
 const toolsRefused = /tool.?choice|tool-call-parser|does not support tools|tools? (?:is|are) not supported/i;
 
+/** The context length a refusal names: vLLM "maximum context length is N tokens", SGLang "context length (N tokens)". */
+export function windowNamedIn(detail: string): number | undefined {
+  const m = /maximum context length is (\d+)/i.exec(detail) ?? /context length \((\d+) tokens\)/i.exec(detail) ?? /"?n_ctx"?\s*[:=]\s*(\d+)/i.exec(detail);
+  return m ? Number(m[1]) : undefined;
+}
+
 /** The kind of a 400: a context overflow, a refusal of tools (only when tools were sent), or a plain client error. */
 export function kindOf400(detail: string, sentTools: boolean): ModelErrorKind {
   if (contextOverflow.test(detail)) return 'context_overflow';

@@ -23,6 +23,9 @@ export interface RequestCache {
   /** The entry recorded for the same call at the same place (see `positionalKey`); used by replay only. */
   getByPosition(positionKey: string): Promise<CacheEntry | undefined>;
   put(entry: CacheEntry, positionKey?: string): Promise<void>;
+  /** Facts about a server recorded next to its answers (its context window), so a replay needs no request for them. */
+  getMeta(key: string): Promise<{ value: unknown } | undefined>;
+  putMeta(key: string, value: unknown): Promise<void>;
 }
 
 /**
@@ -33,6 +36,7 @@ export function createRequestCache(dir: string, mode: CacheMode): RequestCache {
   const pathOf = (key: string): string => join(dir, key.slice(0, 2), `${key}.json`);
   // The positional index maps a position key to the primary key of the entry recorded there.
   const positionPathOf = (key: string): string => join(dir, 'position', key.slice(0, 2), `${key}.json`);
+  const metaPathOf = (key: string): string => join(dir, 'meta', key.slice(0, 2), `${key}.json`);
   let tmpSeq = 0;
   const readJson = async <T>(path: string): Promise<T | undefined> => {
     let text: string;
@@ -73,6 +77,15 @@ export function createRequestCache(dir: string, mode: CacheMode): RequestCache {
       if (mode !== 'rw') return;
       await writeAtomically(pathOf(entry.key), JSON.stringify(entry, null, 1));
       if (positionKey) await writeAtomically(positionPathOf(positionKey), JSON.stringify({ key: entry.key }));
+    },
+    async getMeta(key) {
+      if (mode === 'off') return undefined;
+      const entry = await readJson<{ key: string; value: unknown }>(metaPathOf(key));
+      return entry?.key === key ? { value: entry.value } : undefined;
+    },
+    async putMeta(key, value) {
+      if (mode !== 'rw') return;
+      await writeAtomically(metaPathOf(key), JSON.stringify({ key, value }));
     },
   };
 }

@@ -113,7 +113,11 @@ export interface ChatModel {
  * `truncated: context` instead of an error.
  */
 export class ContextWindowExceeded extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The window the server named in its refusal, when it did ("maximum context length is 4096 tokens"). */
+    readonly contextWindow?: number,
+  ) {
     super(message);
     this.name = 'ContextWindowExceeded';
   }

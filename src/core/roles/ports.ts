@@ -1,7 +1,7 @@
 import type { Cancellation } from '../ports/cancellation.js';
 import type { ModelSettings, ToolDefinition, Usage } from '../ports/model.js';
 import type { Rng } from '../ports/rng.js';
-import type { AtifStep, CommandObservation, StopReason, UserRating, VerifierOutcome } from '../rollout/trajectory.js';
+import type { AtifStep, CommandObservation, PromptNotes, StopReason, UserRating, VerifierOutcome } from '../rollout/trajectory.js';
 import type { AgentConfig } from '../spec/agent.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
@@ -49,6 +49,8 @@ export interface AgentTurn {
   calls: AgentToolCall[];
   usage: Usage;
   modelName?: string;
+  /** How this turn's prompt was made to fit: results cut, earlier turns left out (recorded on the step). */
+  promptNotes?: PromptNotes;
 }
 
 export interface ToolResult {

@@ -1,6 +1,6 @@
 import { CancelledError, type Cancellation } from '../ports/cancellation.js';
 import type { Clock } from '../ports/clock.js';
-import { addUsage, zeroUsage, type Usage } from '../ports/model.js';
+import { addUsage, isContextWindowExceeded, zeroUsage, type Usage } from '../ports/model.js';
 import { rolloutRng } from '../ports/rng.js';
 import type { ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../ports/sandbox.js';
 import { agentTools } from '../roles/agentTools.js';
@@ -116,7 +116,15 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
         end = { status: 'truncated', reason: 'tokens' };
         break;
       }
-      const turn: AgentTurn = await timed('modelMs', () => agentEpisode.next({ results, ...(userMessage !== undefined ? { userMessage } : {}), signal }));
+      const turn: AgentTurn | undefined = await timed('modelMs', () => agentEpisode.next({ results, ...(userMessage !== undefined ? { userMessage } : {}), signal })).catch((err: unknown) => {
+        if (isContextWindowExceeded(err)) return undefined;
+        throw err;
+      });
+      if (!turn) {
+        // The conversation no longer fits the model's context window under the agent's history policy.
+        end = { status: 'truncated', reason: 'context' };
+        break;
+      }
       userMessage = undefined;
       agentTurns++;
       usage = addUsage(usage, turn.usage);
@@ -127,6 +135,7 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
         ...(turn.modelName ? { model_name: turn.modelName } : {}),
         tool_calls: turn.calls.map(toAtifCall),
         metrics: { prompt_tokens: turn.usage.promptTokens, completion_tokens: turn.usage.completionTokens, cached_tokens: turn.usage.cachedTokens, cost_usd: turn.usage.costUsd },
+        ...(turn.promptNotes ? { extra: { context: turn.promptNotes } } : {}),
       });
       if (turn.calls.length === 0) {
         // A turn without tool calls is a message to the user (models often answer in plain text).
@@ -198,6 +207,10 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
     }
     if (reason instanceof BudgetExceeded) {
       end = { status: 'truncated', reason: 'wall_clock' };
+    } else if (isContextWindowExceeded(err)) {
+      // A rater's or judge's prompt that cannot fit the window is not an infrastructure error either; an episode
+      // that already ended keeps its ending (it just has no rating or tags).
+      end ??= { status: 'truncated', reason: 'context' };
     } else {
       error = err instanceof Error ? err.message : String(err);
     }

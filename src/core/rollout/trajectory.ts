@@ -1,5 +1,16 @@
 import type { ModelSettings, Usage } from '../ports/model.js';
 
+/** How an agent step's prompt was fitted to the model's context window (see contextFit.ts for the policy). */
+export interface PromptNotes {
+  contextWindow: number;
+  /** The fitted prompt's size as estimated before sending. */
+  estimatedPromptTokens: number;
+  /** Results the model saw shortened: by call id, with the length before and after. */
+  cutResults?: { callId: string; fromChars: number; toChars: number }[];
+  /** Whole turns left out of this prompt, oldest first. */
+  elidedTurns?: number;
+}
+
 /**
  * Steps follow ATIF field names (snake_case) so a rollout file's `steps` can be handed to ATIF tooling as is;
  * our additions live under `extra`.
@@ -45,6 +56,8 @@ export interface AtifStep {
     durationMs?: number;
     /** On a user step: the message_user call it answers (the same text is that call's observation). */
     replyTo?: string;
+    /** On an agent step: how its prompt was fitted to the context window (results cut, turns left out). */
+    context?: PromptNotes;
   };
 }
 
@@ -96,7 +109,8 @@ export interface RolloutRecord {
   seed: number;
   /** terminated: the task ended (submitted, user stopped); truncated: a budget ran out; error: an infrastructure fault. */
   status: RolloutStatus;
-  truncationReason?: 'turns' | 'tokens' | 'wall_clock' | 'cancelled';
+  /** context: the conversation could not fit the model's context window even under the history policy. */
+  truncationReason?: 'turns' | 'tokens' | 'wall_clock' | 'cancelled' | 'context';
   error?: string;
   startedAt: string;
   finishedAt: string;

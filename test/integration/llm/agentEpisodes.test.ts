@@ -144,4 +144,65 @@ describe('episodes against real server shapes', function () {
       assert.deepEqual(bad?.tool_calls?.[0]?.arguments, { raw: '<tool_call>grep the log please</tool_call>' });
       assert.notEqual(record.status, 'error');
     }));
+
+  describe('context windows', () => {
+    // Each listing prints about 9 KB: five of them are far more than a 3,000-token window (the server counts about
+    // four characters per token), so only the history policy lets the episode go on.
+    const longPlan = (r: RecordedRequest): MessageReply => {
+      // The model sees the fitted prompt: its place in the plan is the turns it sees plus those the note says were left out.
+      const note = /\[(\d+) earlier turns? (?:was|were) left out/.exec(String(r.body.messages[1]?.content));
+      const turns = r.body.messages.filter((m) => m.role === 'assistant').length + (note ? Number(note[1]) : 0);
+      const plan: MessageReply[] = [
+        ...Array.from({ length: 5 }, (_, i) => reply.tool('run_command', { command: `seq ${i * 2000} ${i * 2000 + 1800}` })),
+        reply.tool('message_user', { text: 'Which service should I count?' }),
+        reply.tool('run_command', { command: 'grep -c "ERROR payments" app.log > count.txt' }),
+        reply.tool('submit', { summary: 'done' }),
+      ];
+      return plan[Math.min(turns, plan.length - 1)]!;
+    };
+    const overflowed = (server: ModelServer) => server.requests.filter((r) => !r.sent && r.role !== 'unknown');
+
+    it('completes a rollout longer than the window under the policy, the window read from /v1/models', () =>
+      withServer({ flavor: 'vllm', contextWindow: 3000 }, async (server) => {
+        scriptOtherRoles(server);
+        server.handle('agent', longPlan);
+        const record = await playEpisode(modelAt(server));
+        assert.equal(record.status, 'terminated', record.error ?? record.truncationReason);
+        assert.equal(record.success, true, record.verifier?.stderr);
+        assert.equal(server.modelListRequests, 1, 'the window was asked once');
+        assert.deepEqual(overflowed(server).map((r) => r.role), [], 'no request exceeded the window');
+        const seen = record.steps.flatMap((s) => s.observation?.results ?? []).reduce((n, r) => n + r.content.length, 0);
+        assert.ok(seen / 4 > 3 * 3000, `the episode's observations (${seen} chars) are several windows long`);
+        const notes = record.steps.filter((s) => s.source === 'agent').map((s) => s.extra?.context).filter((n) => n !== undefined);
+        assert.ok(notes.some((n) => (n.elidedTurns ?? 0) > 0), 'earlier turns were left out');
+        assert.ok(notes.some((n) => (n.cutResults ?? []).some((c) => c.toChars < c.fromChars)), 'results were cut, and the cut recorded');
+        assert.ok(notes.every((n) => n.contextWindow === 3000));
+        const full = record.steps.flatMap((s) => s.observation?.results ?? []).find((r) => r.content.includes('seq') || r.content.length > 8000);
+        assert.ok(full, 'the trajectory keeps the full output; only the prompt was cut');
+      }));
+
+    it('learns the window from the server when the configured one is wrong, and still completes', () =>
+      withServer({ flavor: 'vllm', contextWindow: 3000 }, async (server) => {
+        scriptOtherRoles(server);
+        server.handle('agent', longPlan);
+        const record = await playEpisode(modelAt(server, { contextWindow: 100_000 }), modelAt(server));
+        assert.equal(record.status, 'terminated', record.error ?? record.truncationReason);
+        assert.equal(record.success, true);
+        const refused = overflowed(server).filter((r) => r.role === 'agent');
+        assert.equal(refused.length, 1, 'one refusal named the window; every later prompt fitted it');
+      }));
+
+    it('ends a rollout that cannot fit as truncated: context, never as an error', () =>
+      withServer({ flavor: 'vllm' }, async (server) => {
+        scriptOtherRoles(server);
+        server.handle('agent', longPlan);
+        const record = await playEpisode(modelAt(server, { contextWindow: 300 }), modelAt(server));
+        assert.equal(record.status, 'truncated');
+        assert.equal(record.truncationReason, 'context');
+        assert.equal(record.error, undefined);
+        assert.ok(record.verifier, 'the verifier still ran');
+        assert.ok(record.userRating, 'the user still rated the episode');
+        assert.equal(server.count('agent'), 0, 'nothing that could not fit was sent');
+      }));
+  });
 });

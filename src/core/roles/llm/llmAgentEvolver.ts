@@ -4,6 +4,7 @@ import { agentConfigSchema } from '../../spec/agent.js';
 import type { AgentConfig } from '../../spec/agent.js';
 import type { AgentEvolverRole } from '../ports.js';
 import { childId } from './childIdentity.js';
+import { transcriptBudgetChars } from './contextFit.js';
 import { roleMarker } from './roleMarker.js';
 import { completeStructured } from './structuredOutput.js';
 import { describeOutcome, renderTranscript } from './transcript.js';
@@ -35,9 +36,10 @@ export function createLlmAgentEvolver(model: ChatModel, options: { maxRepairs?: 
     async propose({ current, failures, generation, rng, signal }) {
       const operator = 'llm:reflect';
       const shown = failures.slice(0, maxFailures);
+      const budget = transcriptBudgetChars(8000 * shown.length, await model.contextWindow?.(signal), model.settings?.maxTokens);
       const episodes = shown.map((f, i) => {
         const submitted = f.steps.some((s) => s.tool_calls?.some((c) => c.function_name === 'submit'));
-        return `Episode ${i + 1} (task "${f.env.title}", reward ${f.reward.toFixed(2)}):\nTask: ${f.env.instruction}\n${renderTranscript(f.steps, { maxChars: 8000 })}\n${describeOutcome(submitted, undefined)}`;
+        return `Episode ${i + 1} (task "${f.env.title}", reward ${f.reward.toFixed(2)}):\nTask: ${f.env.instruction}\n${renderTranscript(f.steps, { maxChars: Math.floor(budget / Math.max(1, shown.length)) })}\n${describeOutcome(submitted, undefined)}`;
       });
       const result = await completeStructured(model, {
         messages: [

@@ -6,6 +6,7 @@ import type { EnvironmentSpec } from '../../spec/environment.js';
 import type { JudgeRole } from '../ports.js';
 import { rubricTags, rubricVocabulary } from '../rubric.js';
 import type { RubricTag } from '../rubric.js';
+import { transcriptBudgetChars } from './contextFit.js';
 import { roleMarker } from './roleMarker.js';
 import { completeStructured } from './structuredOutput.js';
 import { describeOutcome, renderTranscript } from './transcript.js';
@@ -64,7 +65,7 @@ export function createLlmJudge(model: ChatModel, options: { maxRepairs?: number 
       const result = await completeStructured(model, {
         messages: [
           { role: 'system', content: judgeSystemPrompt() },
-          { role: 'user', content: judgeRequest(env, renderTranscript(steps, { maxChars: 32_000 }), describeOutcome(submitted, verifier)) },
+          { role: 'user', content: judgeRequest(env, renderTranscript(steps, { maxChars: transcriptBudgetChars(32_000, await model.contextWindow?.(signal), model.settings?.maxTokens) }), describeOutcome(submitted, verifier)) },
         ],
         schema: judgementSchema,
         schemaName: 'rubric_judgement',

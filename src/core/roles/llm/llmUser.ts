@@ -4,6 +4,7 @@ import type { ChatMessage, ChatModel } from '../../ports/model.js';
 import type { StopReason, UserRating } from '../../rollout/trajectory.js';
 import type { HiddenFact } from '../../spec/environment.js';
 import type { UserEpisode, UserRole, UserTurn } from '../ports.js';
+import { transcriptBudgetChars } from './contextFit.js';
 import { completeStructured } from './structuredOutput.js';
 import { describeOutcome, renderTranscript } from './transcript.js';
 import { raterSystemPrompt, stopTokens, userFacts, userOpeningCue, userSystemPrompt } from './userPrompt.js';
@@ -90,7 +91,7 @@ export function createLlmUser(model: ChatModel, options: { maxRepairs?: number }
           const result = await completeStructured(model, {
             messages: [
               { role: 'system', content: raterSystemPrompt(env, profile) },
-              { role: 'user', content: `The conversation:\n${renderTranscript(steps, { maxChars: 24_000 })}\n\n${describeOutcome(submitted, verifier)}\n\nYour rating as JSON:` },
+              { role: 'user', content: `The conversation:\n${renderTranscript(steps, { maxChars: transcriptBudgetChars(24_000, await model.contextWindow?.(signal), model.settings?.maxTokens) })}\n\n${describeOutcome(submitted, verifier)}\n\nYour rating as JSON:` },
             ],
             schema: userRatingSchema,
             schemaName: 'user_rating',
