@@ -6,6 +6,7 @@ import { readCuration } from '../store/curation.js';
 import { readEnvironment } from '../store/runReader.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import { dashboardView } from '../viewdata/dashboardView.js';
+import { evalView } from '../viewdata/evalView.js';
 import { rolloutRow } from '../viewdata/rolloutTable.js';
 import { rolloutView } from '../viewdata/rolloutView.js';
 import { runChoice } from '../viewdata/runListing.js';
@@ -81,6 +82,7 @@ export function writeBundle(out: string, sources: string[], o: BundleOptions = {
     const table: StaticTableIndex = { runDir: key, runName: manifest.name, generations: gens.map((g) => ({ index: g, rows: rowsByGen.get(g)?.length ?? 0 })) };
     write(`data/${key}/table.json`, table);
     write(`data/${key}/dashboard.json`, dashboardView(live.run, undefined, (d) => runs.refOf(d)));
+    write(`data/${key}/eval.json`, evalView(dir, key));
     const all = [...rowsByGen.values()].flat();
     choices.push({ ...runChoice(dir, manifest, key), rollouts: all.length });
     report.runs.push({ key, name: manifest.name, rollouts: all.length, excluded });

@@ -2,6 +2,7 @@ import type { RunIndex } from '../store/runReader.js';
 import type { RequestMethod, RequestParamsOf, RequestResults, RolloutRow } from '../webview/protocol.js';
 import { applyCuration } from './curate.js';
 import { dashboardView } from './dashboardView.js';
+import { evalView } from './evalView.js';
 import type { LiveRun } from './liveRun.js';
 import { facetsOf, queryRolloutTable, rolloutRow, rowPasses } from './rolloutTable.js';
 import { rolloutView } from './rolloutView.js';
@@ -61,6 +62,7 @@ export class ViewData {
       const rows = this.rows(live).filter((r) => rowPasses(r, p.filter));
       return this.transcriptIndex(live.dir).search(rows, p.query, p.limit ?? 100, p.runDir);
     },
+    'eval/get': (p) => evalView(this.runs.get(p.runDir).dir, p.runDir),
     /** A write: hosts decide whether to offer it (the browser host only with --allow-curation). */
     'curation/apply': (p) => applyCuration(this.runs, p),
   } satisfies { [M in RequestMethod]: (params: RequestParamsOf<M>) => RequestResults[M] | Promise<RequestResults[M]> };

@@ -149,6 +149,8 @@ function staticAnswerer(): (method: string, params: unknown) => Promise<unknown>
         const all = (await Promise.all(index.generations.filter((g) => g.rows > 0).map((g) => (wanted.includes(g) ? rowsOf(run, g.index) : Promise.resolve([]))))).flat();
         return { runDir: run, runName: index.runName, ...queryRolloutTable(all, q), facets: facetsOf(all), running: 0 };
       }
+      case 'eval/get':
+        return getJson(`data/${key(params['runDir'], 'run')}/eval.json`);
       case 'rollouts/search':
         throw new Error('Full-text search needs `coevolve view` (a static bundle has no search index); the table filters work here.');
       default:

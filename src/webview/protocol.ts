@@ -5,6 +5,7 @@
 // Shared by the extension host bundle and the browser bundles: imports zod and types only.
 import { z } from 'zod';
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
+import type { EvalResult } from '../core/metrics/metricsSchema.js';
 import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
 
 export const rolloutRefSchema = z.strictObject({
@@ -61,6 +62,8 @@ export const requestParams = {
   'rollouts/table': rolloutTableQuerySchema,
   /** Full-text search across the transcripts of a run's rollouts (case-insensitive substring). */
   'rollouts/search': rolloutSearchSchema,
+  /** The `coevolve eval` result stored with a run directory (artifacts/eval.json), if any. */
+  'eval/get': runDirSchema,
   /** Record a curation decision in the run's curation.jsonl (the browser host answers it only with --allow-curation). */
   'curation/apply': z.strictObject({
     runDir: z.string().min(1).max(4096),
@@ -264,6 +267,14 @@ export interface RolloutTable {
   running: number;
 }
 
+/** A `coevolve eval` result as stored (read with the versioned schema); null when the run has none. */
+export interface EvalView {
+  runDir: string;
+  result: EvalResult | null;
+  /** Why a stored result could not be read (another version, a malformed file). */
+  problem?: string;
+}
+
 export interface SearchHit {
   row: RolloutRow;
   /** First matching step, and how many steps of the rollout match. */
@@ -289,6 +300,7 @@ export interface RequestResults {
   'runs/list': RunChoice[];
   'rollouts/table': RolloutTable;
   'rollouts/search': SearchResult;
+  'eval/get': EvalView;
   'curation/apply': { target: { kind: 'rollout' | 'environment'; id: string }; verdict?: 'accepted' | 'rejected'; labels: string[]; comments: number };
 }
 

@@ -4,7 +4,7 @@
 // only draws it. Live: a run/changed notification for this run asks again with the same filters.
 import '../render/cspWatch.js';
 import { html, LitElement, nothing, type TemplateResult } from 'lit';
-import type { RolloutFilter, RolloutRow, RolloutSortKey, RolloutTable, SearchResult } from '../protocol.js';
+import type { EvalView, RolloutFilter, RolloutRow, RolloutSortKey, RolloutTable, SearchResult } from '../protocol.js';
 import { HostChannel } from '../rpc.js';
 import { browserLinks } from '../browserLinks.js';
 import '../styles/common.css';
@@ -24,12 +24,13 @@ const columns: { key: RolloutSortKey; label: string; num?: boolean }[] = [
 ];
 
 export class RunPage extends LitElement {
-  static override properties = { table: { state: true }, search: { state: true }, error: { state: true }, filter: { state: true }, sort: { state: true } };
+  static override properties = { table: { state: true }, search: { state: true }, error: { state: true }, filter: { state: true }, sort: { state: true }, evaluation: { state: true } };
   declare table: RolloutTable | undefined;
   declare search: SearchResult | undefined;
   declare error: string | undefined;
   declare filter: RolloutFilter;
   declare sort: { key: RolloutSortKey; dir: 'asc' | 'desc' };
+  declare evaluation: EvalView | undefined;
   private channel!: HostChannel;
   private state!: RunPageState;
   private limit = pageSize;
@@ -60,6 +61,7 @@ export class RunPage extends LitElement {
     });
     this.channel.ready();
     void this.load();
+    void this.channel.request('eval/get', { runDir: state.runDir }).then((e) => (this.evaluation = e), () => undefined);
   }
 
   private async load(): Promise<void> {
@@ -108,6 +110,7 @@ export class RunPage extends LitElement {
       <p class="summary-line"><a id="dashboard-link" href=${browserLinks.dashboard(t.runDir)}>Dashboard</a>
         · <span id="row-count">${t.total}</span> rollouts match${t.running ? html` · <span id="running-count" class="status-running">${t.running} running</span>` : nothing}</p>
       ${this.error ? html`<p class="problem" id="problem">${this.error}</p>` : nothing}
+      ${this.evalView()}
       ${this.filters(t)}
       ${this.searchView()}
       <table class="grid" id="rollout-table">
@@ -152,6 +155,26 @@ export class RunPage extends LitElement {
       ${this.channel.host === 'static' ? nothing : html`<label>search transcripts<input id="search" type="search" placeholder="text in any step, Enter"
         @keydown=${(e: KeyboardEvent) => { if (e.key === 'Enter') { this.query = (e.target as HTMLInputElement).value; void this.runSearch(); } }}></label>`}
     </div>`;
+  }
+
+  /** A `coevolve eval` result stored with this run directory: the summary and each pair with its interval. */
+  private evalView(): TemplateResult | typeof nothing {
+    const e = this.evaluation;
+    if (!e) return nothing;
+    if (e.problem) return html`<p class="problem" id="eval-problem">${e.problem}</p>`;
+    const r = e.result;
+    if (!r) return nothing;
+    const pct = (x: number): string => `${Math.round(x * 100)}%`;
+    const s = r.summary;
+    return html`<section id="eval"><h2>Eval: ${r.agent.id} <span class="dim">(${r.agent.from}) · ${r.n} fresh plays per pair · seed ${r.seed}</span></h2>
+      <p class="summary-line">${s.pairs} pairs · <b>${pct(s.inBandShare)}</b> in band ${r.band.low}–${r.band.high} · mean success ${pct(s.meanSuccess)}
+        · mean |success − centre| ${s.meanAbsDistance.toFixed(3)} · relative difficulty ${s.difficulty.mean.toFixed(2)} ± ${s.difficulty.se.toFixed(2)}
+        · rollout ids ${r.rolloutIds.prefix}* checked against ${r.rolloutIds.checkedAgainst} of the run: no overlap</p>
+      <table class="grid" id="eval-pairs"><thead><tr><th>environment</th><th>user</th><th>family</th><th class="num">success</th><th class="num">95 % interval</th><th class="num">plays</th><th>in band</th><th class="num">difficulty</th></tr></thead>
+      <tbody>${r.pairs.map((p) => html`<tr class="eval-row"><td>${p.envId}</td><td>${p.userId}</td><td>${p.family}</td><td class="num">${p.successes}/${p.plays} (${pct(p.success)})</td>
+        <td class="num">${pct(p.ci[0])}–${pct(p.ci[1])}</td><td class="num">${p.plays}${p.errors ? ` (+${p.errors} errors)` : ''}</td><td>${p.inBand ? 'yes' : 'no'}</td><td class="num">${p.difficulty.toFixed(2)}</td></tr>`)}</tbody></table>
+      ${r.userEffect?.mean ? html`<p class="summary-line">evolved users vs their parents (parent − child success): ${r.userEffect.mean.mean.toFixed(3)} [${r.userEffect.mean.ci[0].toFixed(3)}, ${r.userEffect.mean.ci[1].toFixed(3)}] over ${r.userEffect.mean.n} users</p>` : nothing}
+    </section>`;
   }
 
   private searchView(): TemplateResult | typeof nothing {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRun } from '../../../src/store/runReader.js';
@@ -73,5 +73,42 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
     const any = data.handlers['rollouts/table']({ runDir, limit: 1 }).rows[0]!;
     assert.throws(() => data.handlers['rollout/get']({ runDir, generation: any.generation, rolloutId: '../../manifest' }), /is not in generation/);
     assert.throws(() => data.handlers['rollout/get']({ runDir, generation: any.generation + 1, rolloutId: any.id }), /is not in generation/);
+  });
+});
+
+describe('view data layer: coevolve eval results', () => {
+  let out: string;
+  let runDir: string;
+  let data: ViewData;
+  const result = {
+    evalVersion: 1, kind: 'eval', source: { kind: 'run', runDir: '/somewhere', runId: 'r1', generation: 2, paths: [] },
+    agent: { id: 'agent-g2', role: 'builtin', from: 'run final agent' }, seed: 7, n: 20, band: { low: 0.4, high: 0.6 },
+    rolloutIds: { prefix: 'eval-', checkedAgainst: 120, overlap: 0 },
+    pairs: [{ pairId: 'p1', envId: 'log-triage-l1', userId: 'terse-ops', family: 'log-triage', plays: 20, successes: 9, success: 0.45, ci: [0.26, 0.66], inBand: true, difficulty: 0.2, runScaleDifficulty: null, errors: 0 }],
+    summary: { pairs: 1, inBandShare: 1, meanAbsDistance: 0.05, meanSuccess: 0.45, difficulty: { n: 1, mean: 0.2, sd: 0, se: 0 }, runScaleDifficulty: null },
+    userEffect: null,
+  };
+
+  before(async function () {
+    this.timeout(30_000);
+    out = mkdtempSync(join(tmpdir(), 'coevolve-viewdata-eval-'));
+    runDir = await makeRun(out, { generations: 1 });
+    data = new ViewData(new RunRegistry(() => [out]));
+  });
+  after(() => rmSync(out, { recursive: true, force: true }));
+
+  it('says there is none, reads a stored result with the versioned schema, and names a malformed one', () => {
+    assert.deepEqual(data.handlers['eval/get']({ runDir }), { runDir, result: null });
+    mkdirSync(join(runDir, 'artifacts'), { recursive: true });
+    writeFileSync(join(runDir, 'artifacts', 'eval.json'), JSON.stringify(result));
+    const ok = data.handlers['eval/get']({ runDir });
+    assert.equal(ok.problem, undefined);
+    assert.equal(ok.result?.pairs[0]?.successes, 9);
+    writeFileSync(join(runDir, 'artifacts', 'eval.json'), JSON.stringify({ ...result, evalVersion: 9 }));
+    assert.match(data.handlers['eval/get']({ runDir }).problem ?? '', /version 9/);
+    rmSync(join(runDir, 'artifacts', 'eval.json'));
+    writeFileSync(join(out, 'elsewhere.json'), JSON.stringify(result));
+    symlinkSync(join(out, 'elsewhere.json'), join(runDir, 'artifacts', 'eval.json'));
+    assert.match(data.handlers['eval/get']({ runDir }).problem ?? '', /not a regular file/);
   });
 });

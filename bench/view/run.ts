@@ -1,0 +1,110 @@
+// coevolve view benchmark; prints figures, asserts nothing.
+//   npm run bench:view
+// On runs scaled up from a real demo run (bench/view/scaleRun.ts): the time until the runs list with 1,000 runs and the
+// dashboard of a 10,000-rollout run show their data in Chromium (rows drawn, six charts drawn), in the browser host
+// (`coevolve view`, the built CLI in its own process, HTTP + the same webview bundles) against the editor host in the
+// same run (the editor's RunRegistry answering the same bundle through a stand-in VS Code API, and the Runs tree's root
+// nodes built in process). Cold = the first load after the server started; warm = median of the next three.
+// Targets: ≤ 1 s each in the browser host. Server RSS and the load average are printed beside.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { runNode } from '../../src/extension/runs/runTreeModel.js';
+import { RunRegistry } from '../../src/viewdata/runRegistry.js';
+import { ViewData } from '../../src/viewdata/viewRequests.js';
+import { startHarness } from '../../test/support/webviewHarness.js';
+import { cloneRuns, realDemoRun, scaleRollouts } from './scaleRun.js';
+
+const root = join(__dirname, '../..');
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
+
+function startView(sources: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(root, 'dist/cli.js'), 'view', ...sources, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      const url = /coevolve view: (http:\/\/\S+)/.exec(out)?.[1];
+      if (url) resolve({ url, child });
+    });
+    child.once('exit', (code) => reject(new Error(`coevolve view exited ${code}`)));
+  });
+}
+
+const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+
+/** Navigation to "the data is drawn", in ms, for a cold load and three warm ones. */
+async function timeLoads(browser: Browser, url: string, drawn: string, arg: number): Promise<{ cold: number; warm: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+    const t0 = Date.now();
+    await page.goto(url);
+    await page.waitForFunction(drawn, arg, { timeout: 120_000, polling: 'raf' });
+    times.push(Date.now() - t0);
+    await page.close();
+  }
+  return { cold: times[0] as number, warm: median(times.slice(1)) };
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'coevolve-bench-view-'));
+  const browser = await chromium.launch({ executablePath: process.env.COEVOLVE_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const t = Date.now();
+    const demo = realDemoRun(join(work, 'demo'));
+    console.log(`real demo run (2 generations, bwrap) in ${((Date.now() - t) / 1000).toFixed(0)} s; load average ${load()}`);
+    cloneRuns(demo, join(work, 'many'), 1000);
+    const big = scaleRollouts(demo, join(work, 'big'));
+    console.log(`scaled: 1,000 copies of the run; one run of ${big.rollouts} rollouts over 20 generations`);
+
+    const view = await startView([join(work, 'many'), big.dir]);
+    const pid = view.child.pid as number;
+    const rssIdle = rssMb(pid);
+    const runsDrawn = '(n) => document.querySelectorAll(".run-row").length >= n';
+    const listBrowser = await timeLoads(browser, `${view.url}index.html`, runsDrawn, 1001);
+    const rssList = rssMb(pid);
+    const chartsDrawn = '(n) => document.querySelectorAll("#charts canvas").length >= n && /demo-10k/.test(document.querySelector(".dash-head h1")?.textContent ?? "")';
+    const dashBrowser = await timeLoads(browser, `${view.url}dashboard.html?run=demo-10k`, chartsDrawn, 6);
+    const rssDash = rssMb(pid);
+    view.child.kill('SIGTERM');
+
+    // The editor host, same runs, same process conditions: the Runs tree's root (registry + one node per run) ...
+    const registryTimes: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const t0 = performance.now();
+      const registry = new RunRegistry(() => [join(work, 'many'), join(work, 'big')]);
+      const nodes = registry.list().flatMap((e) => (e.live ? [runNode(e.live)] : []));
+      if (nodes.length < 1001) throw new Error(`editor registry listed ${nodes.length} runs`);
+      registryTimes.push(performance.now() - t0);
+    }
+    // ... and the dashboard bundle answered by the editor's registry through a stand-in VS Code API.
+    const registry = new RunRegistry(() => [join(work, 'big')]);
+    const data = new ViewData(registry);
+    const harness = await startHarness(root, 'dashboard', 'coevolve-dashboard', { runDir: big.dir }, (method, params) => (data.handlers as Record<string, (p: unknown) => unknown>)[method]?.(params));
+    const dashEditor = await timeLoads(browser, harness.url, chartsDrawn, 6);
+    await harness.close();
+
+    console.log(`\ncoevolve view vs the editor host (target ≤ 1000 ms in the browser host); load average ${load()}`);
+    console.log(`  runs list, 1,001 runs, until every row is drawn:`);
+    console.log(`    browser host (coevolve view)   cold ${listBrowser.cold} ms · warm ${listBrowser.warm} ms`);
+    console.log(`    editor host (Runs tree root)   cold ${registryTimes[0]?.toFixed(0)} ms · warm ${median(registryTimes.slice(1)).toFixed(0)} ms (in process: RunRegistry.list + runNode, no drawing)`);
+    console.log(`    ratio browser/editor, cold     ${(listBrowser.cold / (registryTimes[0] as number)).toFixed(2)}×`);
+    console.log(`  dashboard of a ${big.rollouts}-rollout run, until its six charts are drawn:`);
+    console.log(`    browser host (coevolve view)   cold ${dashBrowser.cold} ms · warm ${dashBrowser.warm} ms`);
+    console.log(`    editor host (same bundle)      cold ${dashEditor.cold} ms · warm ${dashEditor.warm} ms`);
+    console.log(`    ratio browser/editor, warm     ${(dashBrowser.warm / dashEditor.warm).toFixed(2)}×`);
+    console.log(`  server RSS: idle ${rssIdle.toFixed(0)} MB · after the runs list ${rssList.toFixed(0)} MB · after the dashboard ${rssDash.toFixed(0)} MB`);
+  } finally {
+    await browser.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+void main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
