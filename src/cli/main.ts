@@ -1,6 +1,7 @@
 // The headless CLI. Each command lives in src/cli/commands/<name>.ts and registers itself on the program here.
 import { Command } from 'commander';
 import { toolVersion } from '../core/version.js';
+import { registerCheckCommand } from './commands/check.js';
 import { registerCurateCommand } from './commands/curate.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerFamiliesCommand } from './commands/families.js';
@@ -21,6 +22,7 @@ const program = new Command()
   .option('--verbose', 'print stack traces and debug output');
 
 // Command registrations (one line each; keep sorted):
+registerCheckCommand(program);
 registerCurateCommand(program);
 registerExportCommand(program);
 registerFamiliesCommand(program);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { specApiVersion } from '../core/spec/common.js';
 import type { EnvironmentSpecInput } from '../core/spec/environment.js';
 import type { DockerfileRead } from './dockerfile.js';
+import { harborOracleScript } from './harborRuntime.js';
 import { inlineUserMarker } from './harborTask.js';
 import type { HarborImportOptions } from './harborImport.js';
 import { clampNoted, cutNoted, finiteNumber, formatSourceValue, sizeMb, textListNoted } from './importValues.js';
@@ -32,7 +33,8 @@ export interface HarborTaskContext {
   options: HarborImportOptions;
 }
 
-const placeholderOracle = "echo 'the source task has no solution/solve.sh; write an oracle before validating this environment' >&2\nexit 1\n";
+/** The oracle of an imported task that ships none: it fails, and `coevolve check` reports the task as unvalidated. */
+export const placeholderOracle = "echo 'the source task has no solution/solve.sh; write an oracle before validating this environment' >&2\nexit 1\n";
 
 type Sandbox = NonNullable<EnvironmentSpecInput['sandbox']>;
 
@@ -137,10 +139,13 @@ function verifierOf(ctx: HarborTaskContext, ours: boolean): EnvironmentSpecInput
   return verifier;
 }
 
-function oracleOf(ctx: HarborTaskContext): EnvironmentSpecInput['oracle'] {
+function oracleOf(ctx: HarborTaskContext, ours = false): EnvironmentSpecInput['oracle'] {
+  // Our own export's solve.sh is the spec's oracle script itself: it maps back exactly.
+  if (ours && ctx.solveSh !== undefined && ctx.solveSh.trim().length > 0) return { script: ctx.solveSh };
   if (ctx.solveSh !== undefined && ctx.solveSh.trim().length > 0) {
-    if (ctx.solutionExtras.length > 0) ctx.unmapped.push(`solution/${ctx.solutionExtras.join(', solution/')}: an oracle is one script; inline these files into solve.sh`);
-    return { script: ctx.solveSh };
+    // Harbor's convention: solution/ at /solution, solve.sh run from the workdir by its own interpreter.
+    const files = ctx.files('solution', '');
+    return { script: harborOracleScript(files.some((f) => f.path === 'solve.sh') ? files : [...files, { path: 'solve.sh', content: ctx.solveSh, mode: '755' }]) };
   }
   ctx.unmapped.push('solution/solve.sh: missing; the oracle is a placeholder that fails, so validation rejects this environment until you write one');
   return { script: placeholderOracle };
@@ -168,7 +173,7 @@ export function coevolveTaskInput(ctx: HarborTaskContext, co: Table): Environmen
     instruction,
     sandbox: sandboxOf(ctx, true),
     verifier: verifierOf(ctx, true),
-    oracle: oracleOf(ctx),
+    oracle: oracleOf(ctx, true),
     ...(typeof co.hint === 'string' ? { hint: co.hint } : {}),
     user: {
       request: String(user.request),

@@ -5,6 +5,8 @@ import { formatImportReport, type ImportResult } from '../../datasets/importRepo
 import { writeImported } from '../../datasets/importWriter.js';
 import { importTau2Tasks } from '../../datasets/tau2Import.js';
 import { importTb1Tasks } from '../../datasets/tb1Import.js';
+import { assignTaskImages } from '../run/taskImages.js';
+import { parseBaseMap } from '../../sandbox/build/taskBuildSource.js';
 import type { CommandOutput } from './validate.js';
 
 export interface ImportCliOptions {
@@ -15,6 +17,8 @@ export interface ImportCliOptions {
   json?: boolean;
   /** Terminal-Bench 1: where the converted Harbor task folders go (default <out>/harbor-tasks). */
   harborOut?: string;
+  /** FROM images built on local ones (`ubuntu:24.04=coevolve-tasks/python:bookworm`); part of the image tag. */
+  base?: string[];
 }
 
 const processOutput: CommandOutput = { out: (t) => process.stdout.write(t), cwd: process.cwd() };
@@ -39,15 +43,17 @@ function finish<T>(what: string, result: ImportResult<T>, cli: ImportCliOptions,
 }
 
 /** `coevolve import harbor <dir...>`: Harbor / Terminal-Bench 2.x task folders -> *.env.yaml. */
-export function runImportHarbor(dirs: string[], cli: ImportCliOptions, output: CommandOutput = processOutput): number {
+export async function runImportHarbor(dirs: string[], cli: ImportCliOptions, output: CommandOutput = processOutput): Promise<number> {
   const result = importHarborTasks(dirs.map((d) => resolve(output.cwd, d)), cli.license ? { license: cli.license } : {});
+  await assignTaskImages(result, output.cwd, parseBaseMap(cli.base ?? []));
   return finish('environments', result, cli, '.env.yaml', output);
 }
 
 /** `coevolve import terminal-bench-1 <dir...>`: TB1 task folders -> Harbor task folders -> *.env.yaml. */
-export function runImportTb1(dirs: string[], cli: ImportCliOptions, output: CommandOutput = processOutput): number {
+export async function runImportTb1(dirs: string[], cli: ImportCliOptions, output: CommandOutput = processOutput): Promise<number> {
   const harborOut = resolve(output.cwd, cli.harborOut ?? resolve(cli.out, 'harbor-tasks'));
   const result = importTb1Tasks(dirs.map((d) => resolve(output.cwd, d)), { harborOut, ...(cli.force ? { force: true } : {}), ...(cli.license ? { license: cli.license } : {}) });
+  await assignTaskImages(result, output.cwd, parseBaseMap(cli.base ?? []));
   return finish('environments', result, cli, '.env.yaml', output);
 }
 
@@ -67,8 +73,9 @@ export function registerImportCommand(program: Command): void {
     .option('--license <id>', 'license of the source suite, recorded in provenance')
     .option('--force', 'overwrite existing spec files')
     .option('--json', 'print the report as JSON')
-    .action((dirs: string[], opts: ImportCliOptions) => {
-      process.exitCode = runImportHarbor(dirs, opts);
+    .option('--base <from=to>', 'the task images build on a local image instead of this FROM image (repeatable; pass the same to `sandbox build`)', (v: string, acc: string[]) => [...acc, v], [])
+    .action(async (dirs: string[], opts: ImportCliOptions) => {
+      process.exitCode = await runImportHarbor(dirs, opts);
     });
   imp
     .command('terminal-bench-1')
@@ -80,8 +87,9 @@ export function registerImportCommand(program: Command): void {
     .option('--license <id>', 'license of the source suite, recorded in provenance')
     .option('--force', 'overwrite existing spec files and converted folders')
     .option('--json', 'print the report as JSON')
-    .action((dirs: string[], opts: ImportCliOptions) => {
-      process.exitCode = runImportTb1(dirs, opts);
+    .option('--base <from=to>', 'the task images build on a local image instead of this FROM image (repeatable; pass the same to `sandbox build`)', (v: string, acc: string[]) => [...acc, v], [])
+    .action(async (dirs: string[], opts: ImportCliOptions) => {
+      process.exitCode = await runImportTb1(dirs, opts);
     });
   imp
     .command('tau2')

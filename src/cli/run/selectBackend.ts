@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import type { SandboxBackend, SandboxBackendName } from '../../core/ports/sandbox.js';
+import { buildHint, type SandboxBackend, type SandboxBackendName } from '../../core/ports/sandbox.js';
 import type { RunConfig } from '../../core/spec/run.js';
 import { createSandboxBackend, type SandboxBackendOptions } from '../../sandbox/factory.js';
 import { dockerFromUrl } from '../../sandbox/docker/connect.js';
@@ -61,7 +61,7 @@ async function probeDocker(images: string[], url: string | undefined): Promise<s
       try {
         await withTimeout(d.getImage(image).inspect(), 2000);
       } catch {
-        return `Docker has no image ${image} (build it with \`coevolve sandbox build-image\`)`;
+        return `Docker has no image ${image} (${buildHint(image)})`;
       }
     }
     return undefined;

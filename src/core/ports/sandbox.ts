@@ -141,9 +141,15 @@ export class SandboxHostLostError extends Error {
 }
 
 /** The sandbox image is not present on the host; images are never pulled. */
+/** Which command makes an image: task images come from their task's Dockerfile, base images from build-image. */
+export function buildHint(image: string): string {
+  if (image.startsWith('coevolve-task/')) return `It is a task image: build it with \`coevolve sandbox build <the environment spec or its task folder>\` (no registry needed).`;
+  return `Build the base images with \`coevolve sandbox build-image --variant busybox\` (or --variant debian, --variant python), or build/load "${image}" on that host yourself.`;
+}
+
 export class SandboxImageMissingError extends Error {
   constructor(readonly image: string, readonly host: string) {
-    super(`image "${image}" is not on Docker host ${host}, and sandboxes never pull images. Build the base images with \`coevolve sandbox build-image --variant busybox\` (or --variant debian), or build/load "${image}" on that host yourself.`);
+    super(`image "${image}" is not on Docker host ${host}, and sandboxes never pull images. ${buildHint(image)}`);
     this.name = 'SandboxImageMissingError';
   }
 }

@@ -24,8 +24,8 @@ const composeNames = ['docker-compose.yaml', 'docker-compose.yml', 'compose.yaml
 
 /**
  * What to build for one command-line argument: a Harbor task folder (environment/Dockerfile, or a single-service
- * environment/docker-compose.yaml), a Terminal-Bench 1 folder (task.yaml + Dockerfile), an environment spec that
- * names its build context (`provenance.buildContext`, written by the importers), or a folder of task folders.
+ * environment/docker-compose.yaml), a Terminal-Bench 1 folder (task.yaml + Dockerfile), an imported environment spec
+ * (its `provenance.source` names the task folder), or a folder of task folders.
  */
 export function resolveBuildSources(arg: string, cwd: string, options: { bases?: Record<string, string>; buildArgs?: Record<string, string> } = {}): TaskBuildSource[] {
   const path = resolve(cwd, arg);
@@ -34,11 +34,11 @@ export function resolveBuildSources(arg: string, cwd: string, options: { bases?:
   const base = { buildArgs: options.buildArgs ?? {}, bases: options.bases ?? {} };
   if (statSync(path).isFile()) {
     if (!/\.env\.(ya?ml|json)$/.test(path)) throw new TaskBuildSourceError(arg, 'is a file; pass a task folder (Harbor or Terminal-Bench 1) or an environment spec (*.env.yaml)');
-    const doc = parseYaml(readFileSync(path, 'utf8')) as { provenance?: Record<string, unknown>; id?: unknown } | null;
-    const ctx = doc?.provenance?.buildContext;
-    if (typeof ctx !== 'string') throw new TaskBuildSourceError(arg, 'names no build context (provenance.buildContext); only imported Harbor and Terminal-Bench tasks have a Dockerfile to build');
-    const bases = typeof doc?.provenance?.buildBases === 'string' ? parseBaseMap(doc.provenance.buildBases.split(',')) : {};
-    return resolveBuildSources(resolve(dirname(path), ctx), cwd, { ...options, bases: { ...bases, ...options.bases } }).map((s) => ({ ...s, source: shown(path) }));
+    const doc = parseYaml(readFileSync(path, 'utf8')) as { provenance?: Record<string, unknown> } | null;
+    const m = /^(?:harbor|terminal-bench-1):(.+)$/.exec(typeof doc?.provenance?.source === 'string' ? doc.provenance.source : '');
+    if (!m) throw new TaskBuildSourceError(arg, 'was not imported from a Harbor or Terminal-Bench 1 task (provenance.source), so it has no Dockerfile to build; its sandbox.image must already exist');
+    if (!existsSync(m[1]!)) throw new TaskBuildSourceError(arg, `was imported from ${m[1]}, which is no longer there; import the task again or build its image yourself`);
+    return resolveBuildSources(m[1]!, cwd, options).map((s) => ({ ...s, source: shown(path) }));
   }
   const one = taskFolderSource(path, shown(path), base);
   if (one) return [one];

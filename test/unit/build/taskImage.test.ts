@@ -110,14 +110,16 @@ describe('build sources', () => {
     assert.throws(() => resolveBuildSources(join(tmp, 'two'), tmp), /has 2 services \(main, db\); multi-container tasks are not supported yet: a Coevolve sandbox is a single container with no network/);
   });
 
-  it('follows an imported spec to its build context and says when a spec has none', () => {
-    writeFileSync(join(tmp, 'a.env.yaml'), `id: a\nprovenance:\n  buildContext: ${join(harbor, 'env-file')}\n  buildBases: ubuntu:24.04=coevolve/busybox:latest\n`);
-    const [s] = resolveBuildSources('a.env.yaml', tmp);
+  it('follows an imported spec to its task folder and says when a spec has none', () => {
+    writeFileSync(join(tmp, 'a.env.yaml'), `id: a\nprovenance:\n  source: harbor:${join(harbor, 'env-file')}\n`);
+    const [s] = resolveBuildSources('a.env.yaml', tmp, { bases: { 'ubuntu:24.04': 'coevolve/busybox:latest' } });
     assert.equal(s!.name, 'env-file');
     assert.equal(s!.source, 'a.env.yaml');
     assert.deepEqual(s!.bases, { 'ubuntu:24.04': 'coevolve/busybox:latest' });
     writeFileSync(join(tmp, 'b.env.yaml'), 'id: b\n');
-    assert.throws(() => resolveBuildSources('b.env.yaml', tmp), /names no build context/);
+    assert.throws(() => resolveBuildSources('b.env.yaml', tmp), /was not imported from a Harbor or Terminal-Bench 1 task/);
+    writeFileSync(join(tmp, 'c.env.yaml'), 'id: c\nprovenance:\n  source: harbor:/nowhere/task\n');
+    assert.throws(() => resolveBuildSources('c.env.yaml', tmp), /which is no longer there/);
   });
 
   it('gives a content-addressed tag that changes when the context changes', async () => {

@@ -39,7 +39,9 @@ describe('harbor import', () => {
     assert.deepEqual(spec.verifier.files.map((f) => f.path), ['tests/test_outputs.py']);
     assert.equal(spec.verifier.timeoutSec, 120);
     assert.equal(spec.verifier.rewardFile, '/logs/verifier/reward.txt');
-    assert.equal(spec.oracle.script, readFileSync(join(harborFixtures, 'count-errors/solution/solve.sh'), 'utf8'));
+    // Harbor's oracle convention: solution/ at /solution, solve.sh run by its own interpreter from the workdir.
+    assert.ok(spec.oracle.script.includes(readFileSync(join(harborFixtures, 'count-errors/solution/solve.sh'), 'utf8')), spec.oracle.script);
+    assert.match(spec.oracle.script, /\nexec \/bin\/bash "\$S\/solve\.sh"\n$/);
     assert.deepEqual({ cpus: spec.sandbox.limits.cpus, memoryMb: spec.sandbox.limits.memoryMb }, { cpus: 2, memoryMb: 2048 });
     assert.equal(spec.sandbox.limits.diskMb, 10240);
     assert.equal(spec.sandbox.workdir, '/app');
