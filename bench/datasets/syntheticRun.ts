@@ -115,7 +115,8 @@ export function syntheticRollout(env: EnvironmentSpec, user: UserProfile, genera
     envId: env.id, userId: user.id, agentId: 'agent-0', trial, hint, seed: variant, status: 'terminated',
     startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:06.000Z', durationMs: 6000,
     roles: { agent: 'built-in heuristic agent (not an LLM)', user: 'built-in rule-based user (not an LLM)', judge: 'built-in judge' },
-    sandbox: { backend: 'process', host: 'local', image: env.sandbox.image },
+    // A sandboxed backend, as a real run's rollouts are (exports leave out the unsandboxed process backend's).
+    sandbox: { backend: 'bwrap', host: 'local', image: env.sandbox.image },
     steps,
     verifier: { exitCode: success ? 0 : 1, stdout: '', stderr: '', timedOut: false, durationMs: 3, reward: success ? 1 : 0, detail: {} },
     userRating: { goalMet: success, satisfaction: success ? 5 : 2, reason: success ? 'done' : 'wrong number', stopReason: 'agent_submitted' },

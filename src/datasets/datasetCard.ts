@@ -22,6 +22,10 @@ export interface DatasetCardInput {
     successful?: number;
   };
   filters: string[];
+  /** Why items were left out, with counts (hint plays, unsandboxed and infrastructure-error rollouts among them). */
+  excluded?: Record<string, number>;
+  /** Harbor: rollouts left out of the environments' play statistics, with counts. */
+  statsExcluded?: Record<string, number>;
   families: string[];
   tags: string[];
   generatedAt: string;
@@ -45,6 +49,19 @@ const formatBlurb: Record<ExportFormat, { what: string; categories: string[]; un
     unit: 'environments',
   },
 };
+
+const byCount = (m: Record<string, number>): [string, number][] => Object.entries(m).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+
+/** What the export left out and why, with counts, so a reader of the dataset knows what it does not hold. */
+function leftOutSection(c: DatasetCardInput, unit: string): string[] {
+  const excluded = byCount(c.excluded ?? {});
+  const stats = byCount(c.statsExcluded ?? {});
+  if (excluded.length === 0 && stats.length === 0) return [];
+  const lines = ['', '## Left out', ''];
+  if (excluded.length > 0) lines.push(`${unit[0]!.toUpperCase()}${unit.slice(1)} of the run not in this dataset, by reason:`, '', ...excluded.map(([why, n]) => `- ${n}: ${why}`));
+  if (stats.length > 0) lines.push(...(excluded.length > 0 ? [''] : []), 'Rollouts not counted in the environments\' play statistics (`rollouts`, `success_rate`, `mean_reward`):', '', ...stats.map(([why, n]) => `- ${n}: ${why}`));
+  return lines;
+}
 
 /** The hub's size buckets. */
 function sizeCategory(n: number): string {
@@ -84,6 +101,7 @@ export function renderDatasetCard(c: DatasetCardInput): string {
   if (n.successful !== undefined) lines.push(`- ${n.successful} of the exported rollouts succeeded (verifier passed and the user's goal met).`);
   lines.push(`- Filters: ${c.filters.length > 0 ? c.filters.join('; ') : 'none'}.`);
   if (c.families.length > 0) lines.push(`- Task families: ${c.families.join(', ')}.`);
+  lines.push(...leftOutSection(c, blurb.unit));
   lines.push(
     '',
     '## Splits',

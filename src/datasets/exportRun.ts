@@ -1,8 +1,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import pLimit from 'p-limit';
-import { dirname, join } from 'node:path';
-import type { RolloutRecord } from '../core/rollout/trajectory.js';
+import { dirname, join, resolve, sep } from 'node:path';
+import { isUnsandboxed, type RolloutRecord, type RolloutSummary } from '../core/rollout/trajectory.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import { toolVersion } from '../core/version.js';
 import { curationKey, type CurationState } from '../store/curation.js';
@@ -14,7 +14,8 @@ import { renderHarborTask } from './harborTask.js';
 import { lineageRoot } from './lineage.js';
 import { rolloutContent, rolloutMetadata } from './rolloutMetadata.js';
 import { openRunSource, type RunSource } from './runSource.js';
-import { environmentExclusion, rolloutExclusion, type DatasetFilters, type EnvironmentPlayStats, type SelectionContext } from './selection.js';
+import { countsTowardEnvironment, defaultExclusion, environmentExclusion, excludedByDefault, rolloutExclusion, type DatasetFilters, type EnvironmentPlayStats, type SelectionContext } from './selection.js';
+import { RunFileError } from '../store/runFiles.js';
 import { defaultSplitRatios, splitForRoot, splitNames, type SplitName, type SplitRatios } from './splits.js';
 
 export const exportFormats = ['chat-jsonl', 'atif', 'harbor'] as const;
@@ -47,6 +48,8 @@ export interface ExportReport {
   lineages: Record<SplitName, number>;
   /** Why items were left out, with counts. */
   excluded: Record<string, number>;
+  /** Harbor: rollouts left out of the environments' play statistics (hint plays, unsandboxed, errors), with counts. */
+  statsExcluded: Record<string, number>;
   files: string[];
   warnings: string[];
 }
@@ -100,13 +103,21 @@ class ExportContext {
   constructor(readonly source: RunSource, readonly options: ExportOptions) {
     this.report = {
       format: options.format, outDir: options.outDir, considered: 0, selected: 0, duplicates: 0, exported: 0,
-      perSplit: zeroSplits(), lineages: zeroSplits(), excluded: {}, files: [], warnings: [],
+      perSplit: zeroSplits(), lineages: zeroSplits(), excluded: {}, statsExcluded: {}, files: [], warnings: [...source.problems],
     };
     if (source.curation.badLines.length > 0) this.report.warnings.push(`curation.jsonl: ${source.curation.badLines.length} unreadable line(s) skipped (first at line ${source.curation.badLines[0]!.line}: ${source.curation.badLines[0]!.error})`);
   }
 
   get selection(): SelectionContext {
-    return { environments: this.source.environments, curation: this.source.curation.states };
+    return { environments: this.source.environments, curation: this.source.curation.states, unsandboxed: (s) => this.unsandboxedBefore(s) };
+  }
+
+  /**
+   * Runs before the summary's `unsandboxed` mark: a rollout counts as unsandboxed when the run was configured for
+   * the process backend (chat-jsonl and atif also check each record they read).
+   */
+  private unsandboxedBefore(s: RolloutSummary): boolean {
+    return s.unsandboxed === undefined && this.source.manifest.config?.sandbox?.backend === 'process';
   }
 
   exclude(reason: string): void {
@@ -150,7 +161,10 @@ class ExportContext {
   private readonly pending: Promise<void>[] = [];
 
   writeFile(rel: string, content: string, mode?: number): void {
-    const path = join(this.options.outDir, rel);
+    // Names come from the run directory (ids, file paths): whatever got past the readers' checks, nothing is
+    // written outside --out.
+    const path = resolve(this.options.outDir, rel);
+    if (!path.startsWith(resolve(this.options.outDir) + sep)) throw new ExportError(`refusing to write ${JSON.stringify(rel)}: it leads outside ${this.options.outDir}`);
     const dir = dirname(path);
     let made = this.madeDirs.get(dir);
     if (!made) {
@@ -179,6 +193,8 @@ class ExportContext {
     if (o.families?.length) f.push(`family in {${o.families.join(', ')}}`);
     if (o.generations?.length) f.push(`generation in {${o.generations.join(', ')}}`);
     if (o.format !== 'harbor') f.push('rollouts that ended in an infrastructure error are never exported');
+    f.push(o.includeHintPlays ? 'hint plays included (their system message carries the privileged hint)' : 'hint plays left out');
+    f.push(o.includeUnsandboxed ? 'rollouts of the unsandboxed process backend included' : 'rollouts of the unsandboxed process backend left out');
     return f;
   }
 
@@ -202,6 +218,8 @@ class ExportContext {
         ...(this.options.format === 'harbor' ? {} : { successful: this.successful }),
       },
       filters: this.filtersText(),
+      excluded: r.excluded,
+      ...(this.options.format === 'harbor' ? { statsExcluded: r.statsExcluded } : {}),
       families: [...this.families].sort(),
       tags: [...this.tagsSeen].filter((t) => /^[a-z0-9][a-z0-9_-]*$/.test(t)).sort().slice(0, 20),
       generatedAt: (this.options.now ?? new Date()).toISOString(),
@@ -229,8 +247,13 @@ function exportRollouts(ctx: ExportContext): void {
       try {
         rollout = source.readRollout(summary);
       } catch (err) {
-        ctx.report.warnings.push(`rollout ${summary.id}: file unreadable (${err instanceof Error ? err.message : String(err)}); skipped`);
+        ctx.report.warnings.push(`rollout ${summary.id}: ${err instanceof RunFileError ? err.short : err instanceof Error ? err.message : String(err)}; skipped`);
         ctx.exclude('rollout file unreadable');
+        continue;
+      }
+      // Records before the summary's mark: the record says which backend played it.
+      if (!options.includeUnsandboxed && isUnsandboxed(rollout)) {
+        ctx.exclude(excludedByDefault.unsandboxed);
         continue;
       }
       ctx.report.selected++;
@@ -312,7 +335,11 @@ function exportHarbor(ctx: ExportContext): void {
   const { source, options } = ctx;
   const stats = new Map<string, EnvironmentPlayStats>();
   for (const s of source.rollouts) {
-    if (s.status === 'error') continue;
+    if (!countsTowardEnvironment(s, options, ctx.selection)) {
+      const why = defaultExclusion(s, options, ctx.selection)!;
+      ctx.report.statsExcluded[why] = (ctx.report.statsExcluded[why] ?? 0) + 1;
+      continue;
+    }
     const st = stats.get(s.envId) ?? { rollouts: 0, successes: 0, rewardSum: 0 };
     st.rollouts++;
     st.successes += s.success ? 1 : 0;

@@ -1,12 +1,12 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readdirSync } from 'node:fs';
 import type { RunManifest } from '../core/ports/runStore.js';
 import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import type { UserProfile } from '../core/spec/user.js';
 import { readCuration, type CurationRead } from '../store/curation.js';
-import { runLayout } from '../store/layout.js';
-import { openRun, readRollout } from '../store/runReader.js';
+import { readRunJson, RunFileError, runFileExists, runFileLimits } from '../store/runFiles.js';
+import { isSafeId } from '../store/runPaths.js';
+import { checkSpecRecord, formatRunProblem, openRun, readRollout, salvageRollouts, specSchemas } from '../store/runReader.js';
 
 /** What an export reads of a run directory (format v1, ARCHITECTURE.md). Rollout files are opened one at a time. */
 export interface RunSource {
@@ -14,34 +14,51 @@ export interface RunSource {
   manifest: RunManifest;
   environments: Map<string, EnvironmentSpec>;
   users: Map<string, UserProfile>;
-  /** Finished rollouts from the event log, in generation order then id, so exports are reproducible. */
+  /** Finished rollouts from the event log (and salvaged files), in generation order then id, so exports are reproducible. */
   rollouts: RolloutSummary[];
   curation: CurationRead;
   readRollout(ref: { generation: number; id: string }): RolloutRecord;
+  /** Damaged lines and files of the run: what was skipped or rebuilt, "file:line: ...". */
+  problems: string[];
 }
 
 export function openRunSource(dir: string): RunSource {
   const index = openRun(dir);
+  if (index.status !== 'running') salvageRollouts(index);
+  const problems = index.problems.map(formatRunProblem);
   const rollouts = [...index.rollouts.values()].sort((a, b) => a.generation - b.generation || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {
     dir,
     manifest: index.manifest,
-    environments: readSpecFolder<EnvironmentSpec>(dirname(runLayout.environment(dir, 'x'))),
-    users: readSpecFolder<UserProfile>(dirname(runLayout.user(dir, 'x'))),
+    environments: readSpecFolder<EnvironmentSpec>(dir, 'environment', problems),
+    users: readSpecFolder<UserProfile>(dir, 'user', problems),
     rollouts,
     curation: readCuration(dir),
     readRollout: (ref) => readRollout(dir, ref),
+    problems,
   };
 }
 
-/** Every spec version the run wrote (the event log names only children; seeds are files too). */
-function readSpecFolder<T extends { id: string }>(folder: string): Map<string, T> {
+/**
+ * Every spec version the run wrote (the event log names only children; seeds are files too), each checked
+ * against its schema and its file name before its id or file paths are used. Bad files are problems, skipped.
+ */
+function readSpecFolder<T extends { id: string }>(dir: string, kind: 'environment' | 'user', problems: string[]): Map<string, T> {
   const out = new Map<string, T>();
-  if (!existsSync(folder)) return out;
-  for (const name of readdirSync(folder).sort()) {
-    if (!name.endsWith('.json')) continue;
-    const spec = JSON.parse(readFileSync(`${folder}/${name}`, 'utf8')) as T;
-    out.set(spec.id, spec);
+  const folder = `${kind}s`;
+  if (!runFileExists(dir, folder)) return out;
+  for (const name of readdirSync(`${dir}/${folder}`).sort()) {
+    if (!name.endsWith('.json') || name.includes('.tmp-')) continue;
+    const rel = `${folder}/${name}`;
+    const id = name.slice(0, -'.json'.length);
+    try {
+      if (!isSafeId(id)) throw new RunFileError(dir, rel, `not named after a ${kind} id`);
+      const raw = readRunJson(dir, rel, runFileLimits.spec);
+      out.set(id, checkSpecRecord(dir, rel, kind, raw, specSchemas[kind] as never, id) as T);
+    } catch (err) {
+      if (!(err instanceof RunFileError)) throw err;
+      problems.push(`${err.short}; skipped`);
+    }
   }
   return out;
 }

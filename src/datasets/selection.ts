@@ -14,11 +14,35 @@ export interface DatasetFilters {
   tags?: string[];
   families?: string[];
   generations?: number[];
+  /**
+   * Hint plays: the agent saw a privileged hint the task does not give. Left out unless asked for, so a policy is
+   * never trained to act on knowledge it will not have (and a hint play's success is never the task's).
+   */
+  includeHintPlays?: boolean;
+  /** Rollouts of the unsandboxed process backend: left out unless asked for (nothing bounded what they did). */
+  includeUnsandboxed?: boolean;
 }
 
 export interface SelectionContext {
   environments: ReadonlyMap<string, EnvironmentSpec>;
   curation: ReadonlyMap<string, CurationState>;
+  /** Runs before the summary's `unsandboxed` mark: whether a rollout ran unsandboxed (e.g. from its record). */
+  unsandboxed?: (s: RolloutSummary) => boolean;
+}
+
+/** The reasons a dataset leaves a rollout out whatever the filters; the dataset card counts each. */
+export const excludedByDefault = {
+  error: 'infrastructure error',
+  hint: 'hint play (the agent saw a privileged hint; --include-hint-plays to keep)',
+  unsandboxed: 'unsandboxed process backend (--include-unsandboxed to keep)',
+} as const;
+
+/** Why a rollout is out of every dataset unless asked for (infrastructure error, hint play, unsandboxed), or undefined. */
+export function defaultExclusion(s: RolloutSummary, f: Pick<DatasetFilters, 'includeHintPlays' | 'includeUnsandboxed'>, ctx: Pick<SelectionContext, 'unsandboxed'>): string | undefined {
+  if (s.status === 'error') return excludedByDefault.error;
+  if (s.hint && !f.includeHintPlays) return excludedByDefault.hint;
+  if (!f.includeUnsandboxed && (s.unsandboxed === true || ctx.unsandboxed?.(s) === true)) return excludedByDefault.unsandboxed;
+  return undefined;
 }
 
 /** Mean outcome of an environment's rollouts, for the reward filter on environments. */
@@ -32,12 +56,13 @@ const state = (ctx: SelectionContext, kind: 'rollout' | 'environment', id: strin
 
 /** Why a rollout is left out, or undefined when it is in. */
 export function rolloutExclusion(s: RolloutSummary, f: DatasetFilters, ctx: SelectionContext): string | undefined {
+  const byDefault = defaultExclusion(s, f, ctx);
+  if (byDefault) return byDefault;
   const cur = state(ctx, 'rollout', s.id);
   const envCur = state(ctx, 'environment', s.envId);
   if (cur?.verdict === 'rejected') return 'rejected by curation';
   if (envCur?.verdict === 'rejected') return 'environment rejected by curation';
   if (f.filter === 'accepted' && cur?.verdict !== 'accepted') return 'not accepted (use --filter all to include uncurated rollouts)';
-  if (s.status === 'error') return 'infrastructure error';
   if (f.minReward !== undefined && !(s.reward >= f.minReward)) return `reward below ${f.minReward}`;
   if (f.generations?.length && !f.generations.includes(s.generation)) return 'other generation';
   const env = ctx.environments.get(s.envId);
@@ -47,6 +72,14 @@ export function rolloutExclusion(s: RolloutSummary, f: DatasetFilters, ctx: Sele
     if (!f.tags.some((t) => have.has(t))) return 'no matching tag';
   }
   return undefined;
+}
+
+/**
+ * Whether a rollout's outcome counts toward its environment's play statistics in a Harbor export (the reward
+ * filter and the index's success rate): the same default exclusions as for rollouts.
+ */
+export function countsTowardEnvironment(s: RolloutSummary, f: DatasetFilters, ctx: SelectionContext): boolean {
+  return defaultExclusion(s, f, ctx) === undefined;
 }
 
 /** Why an environment is left out of a Harbor export, or undefined when it is in. */

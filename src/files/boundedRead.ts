@@ -79,6 +79,8 @@ export function readFileBounded(file: string, options: BoundedReadOptions): Buff
       chunks.push(chunk.subarray(0, n));
       total += n;
       if (total > options.maxBytes) throw tooLarge(file, undefined, options.maxBytes);
+      // A regular file reads short only at its end: no second read (and no second buffer) for the usual case.
+      if (n < chunk.length) break;
       want = 1 << 20;
     }
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
@@ -108,6 +110,7 @@ export async function readFileBoundedAsync(file: string, options: BoundedReadOpt
       chunks.push(chunk.subarray(0, bytesRead));
       total += bytesRead;
       if (total > options.maxBytes) throw tooLarge(file, undefined, options.maxBytes);
+      if (bytesRead < chunk.length) break;
       want = 1 << 20;
     }
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);

@@ -39,7 +39,12 @@ export interface ReadTextOptions {
   what: string;
 }
 
-export const outsideReason = 'a symbolic link that leads outside the input folder; not read';
+export const outsideReason = (boundary: string): string => `a symbolic link that leads outside ${boundary}; not read`;
+
+export interface SafeFolderOptions {
+  /** How messages name the boundary: "the input folder", "the run directory". */
+  boundaryName?: string;
+}
 
 export class SafeFolder {
   private constructor(
@@ -47,10 +52,11 @@ export class SafeFolder {
     readonly root: string,
     /** Real path of the folder this view names files from (the root or a folder inside it). */
     readonly base: string,
+    private readonly boundaryName: string,
   ) {}
 
   /** The folder given by the user, as the boundary. Throws FolderReadError when it is not a folder. */
-  static open(path: string): SafeFolder {
+  static open(path: string, options: SafeFolderOptions = {}): SafeFolder {
     let real: string;
     try {
       real = realpathSync(path);
@@ -58,14 +64,14 @@ export class SafeFolder {
       throw new FolderReadError(path, 'does not exist');
     }
     if (!statSync(real).isDirectory()) throw new FolderReadError(path, 'is not a folder');
-    return new SafeFolder(real, real);
+    return new SafeFolder(real, real, options.boundaryName ?? 'the input folder');
   }
 
   /** A view of a folder inside this one; the boundary stays the same. */
   sub(rel: string): SafeFolder {
     const e = this.entry(rel);
     if (e.kind !== 'dir') throw new FolderReadError(rel, e.kind === 'refused' ? e.reason : 'is not a folder');
-    return new SafeFolder(this.root, e.real);
+    return new SafeFolder(this.root, e.real, this.boundaryName);
   }
 
   /** This view's folder relative to the boundary ("" for the boundary itself). */
@@ -81,21 +87,40 @@ export class SafeFolder {
   entry(rel: string): FolderEntry {
     if (rel.startsWith('/') || rel.split(/[\\/]/).includes('..')) return { kind: 'refused', rel, reason: 'a path that leaves its folder; not read' };
     const abs = join(this.base, rel);
-    let link: Stats;
-    try {
-      link = lstatSync(abs);
-    } catch {
-      return { kind: 'missing', rel };
+    // Fast path: no component is a link, so the path is inside and its lstat is its stat (no realpath needed).
+    let cur = this.base;
+    let stats: Stats | undefined;
+    for (const part of rel.split(/[\\/]/).filter((p) => p !== '' && p !== '.')) {
+      cur = join(cur, part);
+      try {
+        stats = lstatSync(cur);
+      } catch {
+        return { kind: 'missing', rel };
+      }
+      if (stats.isSymbolicLink()) return this.resolveLinked(rel, abs);
     }
+    return this.classify(rel, cur, stats ?? statSync(cur), false);
+  }
+
+  /** A path with a link in it: followed only when where it leads is inside the boundary. */
+  private resolveLinked(rel: string, abs: string): FolderEntry {
     let real: string;
     try {
       real = realpathSync(abs);
     } catch {
-      return { kind: 'refused', rel, reason: 'a symbolic link to nothing; not read' };
+      // Either the last component is a dangling link, or something behind a link does not exist.
+      try {
+        lstatSync(abs);
+        return { kind: 'refused', rel, reason: 'a symbolic link to nothing; not read' };
+      } catch {
+        return { kind: 'missing', rel };
+      }
     }
-    if (!this.inside(real)) return { kind: 'refused', rel, reason: outsideReason };
-    const stats = statSync(real);
-    const viaLink = link.isSymbolicLink() || real !== resolve(abs);
+    if (!this.inside(real)) return { kind: 'refused', rel, reason: outsideReason(this.boundaryName) };
+    return this.classify(rel, real, statSync(real), true);
+  }
+
+  private classify(rel: string, real: string, stats: Stats, viaLink: boolean): FolderEntry {
     if (stats.isFile()) return { kind: 'file', rel, real, stats, viaLink };
     if (stats.isDirectory()) return { kind: 'dir', rel, real, stats, viaLink };
     return { kind: 'refused', rel, reason: `not a regular file (${describeFileType(stats)}); not read` };

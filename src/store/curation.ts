@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { JsonlAppender } from './durableFile.js';
 import { runLayout } from './layout.js';
+import { readRunText, runFileLimits } from './runFiles.js';
 
 /**
  * Curation decisions on a run, kept in `<runDir>/curation.jsonl` (append-only, one decision per line). Nothing is
@@ -68,7 +69,7 @@ export function curationKey(target: CurationTarget): string {
 export function readCuration(runDir: string): CurationRead {
   const path = curationFile(runDir);
   if (!existsSync(path)) return { entries: [], states: new Map(), tornTailBytes: 0, badLines: [] };
-  return parseCuration(readFileSync(path, 'utf8'));
+  return parseCuration(readRunText(runDir, 'curation.jsonl', runFileLimits.curation));
 }
 
 export function parseCuration(text: string): CurationRead {

@@ -1,21 +1,27 @@
 import { join } from 'node:path';
+import { generationFolder, runRecordPath } from './runPaths.js';
 
-/** Paths inside a run directory (format v1, see ARCHITECTURE.md). One place, so writer and readers agree. */
+/**
+ * Paths inside a run directory (format v1, see ARCHITECTURE.md). One place, so writer and readers agree; every id
+ * and generation is checked by runPaths.ts (an unsafe one throws RunPathError, it is never rewritten).
+ */
 export const runLayout = {
-  manifest: (dir: string) => join(dir, 'manifest.json'),
-  events: (dir: string) => join(dir, 'events.jsonl'),
-  curation: (dir: string) => join(dir, 'curation.jsonl'),
-  lock: (dir: string) => join(dir, 'lock'),
-  generationFolder: (generation: number) => `g${String(generation).padStart(4, '0')}`,
-  rollout: (dir: string, generation: number, rolloutId: string) => join(dir, 'rollouts', runLayout.generationFolder(generation), `${safeName(rolloutId)}.json`),
-  generationMetrics: (dir: string, generation: number) => join(dir, 'generations', `${runLayout.generationFolder(generation)}.json`),
-  environment: (dir: string, id: string) => join(dir, 'environments', `${safeName(id)}.json`),
-  user: (dir: string, id: string) => join(dir, 'users', `${safeName(id)}.json`),
-  agent: (dir: string, id: string) => join(dir, 'agents', `${safeName(id)}.json`),
-  artifact: (dir: string, rel: string) => join(dir, 'artifacts', rel),
+  manifest: (dir: string) => runRecordPath(dir, { kind: 'manifest' }),
+  events: (dir: string) => runRecordPath(dir, { kind: 'events' }),
+  curation: (dir: string) => runRecordPath(dir, { kind: 'curation' }),
+  lock: (dir: string) => runRecordPath(dir, { kind: 'lock' }),
+  generationFolder,
+  rollout: (dir: string, generation: number, rolloutId: string) => runRecordPath(dir, { kind: 'rollout', generation, id: rolloutId }),
+  generationMetrics: (dir: string, generation: number) => runRecordPath(dir, { kind: 'generation', generation }),
+  environment: (dir: string, id: string) => runRecordPath(dir, { kind: 'environment', id }),
+  user: (dir: string, id: string) => runRecordPath(dir, { kind: 'user', id }),
+  agent: (dir: string, id: string) => runRecordPath(dir, { kind: 'agent', id }),
+  /** Artifacts are named by the engine (archive snapshots, hook output), not by records: kept inside artifacts/. */
+  artifact: (dir: string, rel: string) => join(dir, 'artifacts', ...artifactParts(rel)),
 };
 
-/** Ids are already restricted by the schema; this guards against anything else reaching the file system. */
-function safeName(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_');
+function artifactParts(rel: string): string[] {
+  const parts = rel.split(/[\\/]/);
+  if (rel.startsWith('/') || parts.some((p) => p === '..' || p === '')) throw new Error(`artifact path "${rel}" must be relative and stay inside artifacts/`);
+  return parts;
 }

@@ -1,27 +1,48 @@
-import { existsSync, readFileSync } from 'node:fs';
 import type { ArchiveSnapshot } from '../core/evolution/archive.js';
 import { snapshotPath } from '../core/evolution/controller.js';
 import type { RunHistory } from '../core/evolution/controllerPorts.js';
 import type { RolloutRecord } from '../core/rollout/trajectory.js';
 import { readEventLog } from './eventLog.js';
 import { runLayout } from './layout.js';
-import { readAgent, readEnvironment, readUser } from './runReader.js';
+import { readRunJson, RunFileError, runFileExists, runFileLimits } from './runFiles.js';
+import { runRecordRelPath } from './runPaths.js';
+import { readAgent, readEnvironment, readRollout, readUser, type RunProblem } from './runReader.js';
 
-/** What a resumed controller reads back from its run directory. */
-export function loadRunHistory(runDir: string): RunHistory {
+/**
+ * What a resumed controller reads back from its run directory. A rollout whose file is damaged (truncated by a
+ * full disk, edited by hand) is played again instead of failing the resume every time; each such rollout is
+ * passed to `onProblem` so the command can say so.
+ */
+export function loadRunHistory(runDir: string, onProblem: (p: RunProblem) => void = () => undefined): RunHistory {
   const { events } = readEventLog(runLayout.events(runDir));
   const finished = new Set(events.filter((e) => e.type === 'rollout.finished').map((e) => (e.type === 'rollout.finished' ? e.summary.id : '')));
   return {
     events,
     snapshot(generation: number): ArchiveSnapshot | undefined {
-      const p = runLayout.artifact(runDir, snapshotPath(generation));
-      return existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as ArchiveSnapshot) : undefined;
+      const rel = `artifacts/${snapshotPath(generation)}`;
+      if (!runFileExists(runDir, rel)) return undefined;
+      const raw = readRunJson(runDir, rel, runFileLimits.snapshot);
+      // The archive is restored from this file: a damaged one must stop the resume with its name, not restart it.
+      if (typeof raw !== 'object' || raw === null || typeof (raw as { agentId?: unknown }).agentId !== 'string') {
+        throw new RunFileError(runDir, rel, 'not an archive snapshot (no agentId); restore it from a backup or start a new run');
+      }
+      return raw as ArchiveSnapshot;
     },
     rollout(generation: number, id: string): RolloutRecord | undefined {
       // Only rollouts whose finish was logged count: a file written just before a kill, without its event, is replayed.
       if (!finished.has(id)) return undefined;
-      const p = runLayout.rollout(runDir, generation, id);
-      return existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as RolloutRecord) : undefined;
+      const rel = runRecordRelPath({ kind: 'rollout', generation, id });
+      if (!runFileExists(runDir, rel)) {
+        onProblem({ file: rel, message: 'missing although its rollout.finished event is logged; the rollout is played again' });
+        return undefined;
+      }
+      try {
+        return readRollout(runDir, { generation, id });
+      } catch (err) {
+        if (!(err instanceof RunFileError)) throw err;
+        onProblem({ file: rel, message: `${err.reason}; the rollout is played again` });
+        return undefined;
+      }
     },
     environment: (id) => readEnvironment(runDir, id),
     user: (id) => readUser(runDir, id),

@@ -1,20 +1,19 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseGenerationMetrics } from '../core/metrics/metricsSchema.js';
 import type { ChildKind, PairPlan, RunEvent, RunManifest } from '../core/ports/runStore.js';
 import { runFormatVersion } from '../core/ports/runStore.js';
 import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
-import type { AgentConfig } from '../core/spec/agent.js';
-import type { EnvironmentSpec } from '../core/spec/environment.js';
-import type { UserProfile } from '../core/spec/user.js';
-import { readEventLog } from './eventLog.js';
+import { agentConfigSchema, type AgentConfig } from '../core/spec/agent.js';
+import { environmentSpecSchema, type EnvironmentSpec } from '../core/spec/environment.js';
+import { userProfileSchema, type UserProfile } from '../core/spec/user.js';
+import { checkedEvents, readEventLog } from './eventLog.js';
 import { runLayout } from './layout.js';
+import { checkManifest, checkRolloutRecord, checkRunEvent } from './records.js';
+import { readRunJson, readRunText, RunFileError, runFileExists, runFileLimits, RunFormatError } from './runFiles.js';
+import { runRecordRelPath, type RunRecordRef } from './runPaths.js';
 
-export class RunFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RunFormatError';
-  }
-}
+export { RunFormatError } from './runFiles.js';
 
 export type RunStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'interrupted';
 
@@ -37,6 +36,17 @@ export interface SpecIndexEntry {
   retired?: string;
 }
 
+/** Something in the run directory that could not be used, and what was done about it. */
+export interface RunProblem {
+  /** Relative to the run directory: "events.jsonl", "rollouts/g0001/x.json". */
+  file: string;
+  line?: number;
+  /** What was wrong and what was skipped or rebuilt. */
+  message: string;
+}
+
+export const formatRunProblem = (p: RunProblem): string => `${p.file}${p.line !== undefined ? `:${p.line}` : ''}: ${p.message}`;
+
 /** Everything a viewer needs to draw a run, built from events.jsonl alone (no rollout file is opened). */
 export interface RunIndex {
   dir: string;
@@ -49,39 +59,43 @@ export interface RunIndex {
   rejections: Extract<RunEvent, { type: 'child.rejected' }>[];
   agentUpdates: Extract<RunEvent, { type: 'agent.updated' }>[];
   tornTailBytes: number;
+  /** Lines and files skipped or rebuilt, in the order found; empty for an undamaged run. */
+  problems: RunProblem[];
 }
 
 export function readManifest(dir: string): RunManifest {
-  const path = runLayout.manifest(dir);
-  if (!existsSync(path)) throw new RunFormatError(`${dir} is not a Coevolve run directory (no manifest.json)`);
-  let manifest: RunManifest;
-  try {
-    manifest = JSON.parse(readFileSync(path, 'utf8')) as RunManifest;
-  } catch (err) {
-    throw new RunFormatError(`${path}: manifest is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+  const rel = runRecordRelPath({ kind: 'manifest' });
+  if (!existsSync(runLayout.manifest(dir))) throw new RunFormatError(`${dir} is not a Coevolve run directory (no manifest.json)`);
+  const raw = readRunJson(dir, rel, runFileLimits.manifest);
+  const version = typeof raw === 'object' && raw !== null ? (raw as { formatVersion?: unknown }).formatVersion : undefined;
+  if (typeof version !== 'number') throw new RunFileError(dir, rel, 'manifest has no formatVersion');
+  if (version > runFormatVersion) {
+    throw new RunFormatError(`${dir} was written in run format v${version}, newer than this Coevolve reads (v${runFormatVersion}); upgrade Coevolve to open it`);
   }
-  if (typeof manifest.formatVersion !== 'number') throw new RunFormatError(`${path}: manifest has no formatVersion`);
-  if (manifest.formatVersion > runFormatVersion) {
-    throw new RunFormatError(
-      `${dir} was written in run format v${manifest.formatVersion}, newer than this Coevolve reads (v${runFormatVersion}); upgrade Coevolve to open it`,
-    );
-  }
-  return manifest;
+  const checked = checkManifest(raw);
+  if ('problem' in checked) throw new RunFileError(dir, rel, `not a valid manifest (${checked.problem})`);
+  return checked.manifest;
 }
 
 export function openRun(dir: string): RunIndex {
   const manifest = readManifest(dir);
-  const { events, tornTailBytes } = readEventLog(runLayout.events(dir));
-  return indexEvents(dir, manifest, events, tornTailBytes);
+  const { events, tornTailBytes, badLines } = readEventLog(runLayout.events(dir));
+  const problems: RunProblem[] = badLines.map((b) => ({ file: 'events.jsonl', line: b.line, message: b.error }));
+  return indexEvents(dir, manifest, events, tornTailBytes, problems);
 }
 
-export function indexEvents(dir: string, manifest: RunManifest, events: RunEvent[], tornTailBytes = 0): RunIndex {
+/**
+ * The index of a list of events. Events that did not come through readEventLog (a live tail) are checked here,
+ * so a `null` or a malformed event is a problem in the index, never a crash of the viewer.
+ */
+export function indexEvents(dir: string, manifest: RunManifest, events: RunEvent[], tornTailBytes = 0, problems: RunProblem[] = []): RunIndex {
   const generations: GenerationIndex[] = [];
   const rollouts = new Map<string, RolloutSummary>();
   const specs = new Map<string, SpecIndexEntry>();
   const rejections: RunIndex['rejections'] = [];
   const agentUpdates: RunIndex['agentUpdates'] = [];
   const started = new Map<string, number>();
+  const valid: RunEvent[] = [];
   let finished: RunStatus | undefined;
   const gen = (i: number): GenerationIndex => {
     let g = generations[i];
@@ -91,7 +105,17 @@ export function indexEvents(dir: string, manifest: RunManifest, events: RunEvent
     }
     return g;
   };
-  for (const e of events) {
+  for (const [i, e] of events.entries()) {
+    if (typeof e !== 'object' || e === null || !checkedEvents.has(e)) {
+      const checked = checkRunEvent(e);
+      if ('problem' in checked) {
+        problems.push({ file: 'events.jsonl', message: `event ${i + 1} of the log: ${checked.problem}; skipped` });
+        continue;
+      }
+      // A live tail indexes the same event objects again on every refresh: check each once.
+      checkedEvents.add(e);
+    }
+    valid.push(e);
     switch (e.type) {
       case 'generation.started': {
         const g = gen(e.generation);
@@ -103,7 +127,9 @@ export function indexEvents(dir: string, manifest: RunManifest, events: RunEvent
         started.set(e.rolloutId, e.generation);
         break;
       case 'rollout.finished': {
-        if (rollouts.has(e.summary.id)) break; // a resumed run never replays a finished rollout; be safe anyway
+        // A rollout played again (its file was damaged and resume replayed it): the later summary is the record.
+        const before = rollouts.get(e.summary.id);
+        if (before) generations[before.generation]!.rollouts = generations[before.generation]!.rollouts.filter((r) => r.id !== before.id);
         rollouts.set(e.summary.id, e.summary);
         gen(e.summary.generation).rollouts.push(e.summary);
         started.delete(e.summary.id);
@@ -138,14 +164,19 @@ export function indexEvents(dir: string, manifest: RunManifest, events: RunEvent
   }
   for (const [id, g] of started) gen(g).inFlight.push(id);
   const status: RunStatus = finished ?? (isRunAlive(dir) ? 'running' : 'interrupted');
-  return { dir, manifest, events, status, generations: generations.filter(Boolean), rollouts, specs, rejections, agentUpdates, tornTailBytes };
+  return { dir, manifest, events: valid, status, generations: generations.filter(Boolean), rollouts, specs, rejections, agentUpdates, tornTailBytes, problems };
 }
 
 /** A run is alive when its lock names a live process. */
 export function isRunAlive(dir: string): boolean {
-  const lock = runLayout.lock(dir);
-  if (!existsSync(lock)) return false;
-  const pid = Number(readFileSync(lock, 'utf8').trim());
+  let text: string;
+  try {
+    if (!existsSync(runLayout.lock(dir))) return false;
+    text = readRunText(dir, 'lock', 64);
+  } catch {
+    return false;
+  }
+  const pid = Number(text.trim());
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -155,31 +186,70 @@ export function isRunAlive(dir: string): boolean {
   }
 }
 
-function readJson<T>(path: string, what: string): T {
-  if (!existsSync(path)) throw new RunFormatError(`${what} not found: ${path}`);
-  return JSON.parse(readFileSync(path, 'utf8')) as T;
+function readRecordJson(dir: string, ref: RunRecordRef, what: string, max: number): { rel: string; raw: unknown } {
+  const rel = runRecordRelPath(ref);
+  if (!runFileExists(dir, rel)) throw new RunFormatError(`${what} not found: ${join(dir, rel)}`);
+  return { rel, raw: readRunJson(dir, rel, max) };
 }
 
+/** A rollout file, checked against its schema and against the id and generation it is filed under. */
 export function readRollout(dir: string, ref: { generation: number; id: string }): RolloutRecord {
-  return readJson(runLayout.rollout(dir, ref.generation, ref.id), `rollout ${ref.id}`);
+  const { rel, raw } = readRecordJson(dir, { kind: 'rollout', generation: ref.generation, id: ref.id }, `rollout ${ref.id}`, runFileLimits.rollout);
+  const checked = checkRolloutRecord(raw);
+  if ('problem' in checked) throw new RunFileError(dir, rel, `not a valid rollout record (${checked.problem})`);
+  const r = checked.record;
+  if (r.id !== ref.id) throw new RunFileError(dir, rel, `holds rollout "${r.id}", not "${ref.id}"`);
+  if (r.generation !== ref.generation) throw new RunFileError(dir, rel, `holds generation ${r.generation}, not ${ref.generation}`);
+  return r;
 }
 
+/** A generation's metrics, checked against the metrics schema of its version; undefined when not written yet. */
 export function readGenerationMetrics<T = unknown>(dir: string, generation: number): T | undefined {
-  const p = runLayout.generationMetrics(dir, generation);
-  return existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as T) : undefined;
+  const rel = runRecordRelPath({ kind: 'generation', generation });
+  if (!runFileExists(dir, rel)) return undefined;
+  const raw = readRunJson(dir, rel, runFileLimits.metrics);
+  try {
+    return parseGenerationMetrics(raw, 'metrics').metrics as T;
+  } catch (err) {
+    throw new RunFileError(dir, rel, `not valid generation metrics (${err instanceof Error ? err.message : String(err)})`);
+  }
 }
+
+interface SpecSchema<T> {
+  safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+}
+
+function readSpecRecord<T extends { id: string }>(dir: string, kind: 'environment' | 'user' | 'agent', id: string, schema: SpecSchema<T>): T {
+  const { rel, raw } = readRecordJson(dir, { kind, id }, `${kind} ${id}`, runFileLimits.spec);
+  return checkSpecRecord(dir, rel, kind, raw, schema, id);
+}
+
+/** A spec file of the run, checked against the spec schema and the id it is filed under. */
+export function checkSpecRecord<T extends { id: string }>(dir: string, rel: string, kind: string, raw: unknown, schema: SpecSchema<T>, id?: string): T {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0]!;
+    throw new RunFileError(dir, rel, `not a valid ${kind} record (${i.path.map(String).join('.') || '(root)'}: ${i.message})`);
+  }
+  if (id !== undefined && parsed.data.id !== id) throw new RunFileError(dir, rel, `holds ${kind} "${parsed.data.id}", not "${id}"`);
+  return parsed.data;
+}
+
+export const specSchemas = { environment: environmentSpecSchema, user: userProfileSchema, agent: agentConfigSchema } as const;
 
 export function readEnvironment(dir: string, id: string): EnvironmentSpec {
-  return readJson(runLayout.environment(dir, id), `environment ${id}`);
+  return readSpecRecord(dir, 'environment', id, environmentSpecSchema as SpecSchema<EnvironmentSpec>);
 }
 
 export function readUser(dir: string, id: string): UserProfile {
-  return readJson(runLayout.user(dir, id), `user ${id}`);
+  return readSpecRecord(dir, 'user', id, userProfileSchema as SpecSchema<UserProfile>);
 }
 
 export function readAgent(dir: string, id: string): AgentConfig {
-  return readJson(runLayout.agent(dir, id), `agent ${id}`);
+  return readSpecRecord(dir, 'agent', id, agentConfigSchema as SpecSchema<AgentConfig>);
 }
+
+export { salvageRollouts } from './salvage.js';
 
 /** Run directories directly under an output folder, newest first. */
 export function listRuns(outputDir: string): { dir: string; manifest: RunManifest }[] {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RolloutRecord } from '../core/rollout/trajectory.js';
 import type { AgentConfig } from '../core/spec/agent.js';
@@ -8,6 +8,7 @@ import { runFormatVersion, type RunEvent, type RunEventBody, type RunManifest, t
 import { JsonlAppender, writeFileDurable, writeFileDurableSync } from './durableFile.js';
 import { runLayout } from './layout.js';
 import { readEventLog } from './eventLog.js';
+import { readManifest } from './runReader.js';
 
 /** Writes a run directory. Every method is durable when its promise resolves. */
 export class RunWriter implements RunRecorder {
@@ -39,7 +40,7 @@ export class RunWriter implements RunRecorder {
 
   /** Reopens an existing run for appending (resume). The event log's torn tail, if any, is repaired. */
   static reopen(runDir: string): RunWriter {
-    const manifest = JSON.parse(readFileSync(runLayout.manifest(runDir), 'utf8')) as RunManifest;
+    const manifest = readManifest(runDir);
     const { events } = readEventLog(runLayout.events(runDir));
     const last = events.at(-1);
     return new RunWriter(runDir, manifest, last ? last.seq + 1 : 1);

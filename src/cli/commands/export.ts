@@ -21,6 +21,8 @@ export interface ExportCliOptions {
   baseImage?: string;
   inlineUser?: boolean;
   force?: boolean;
+  includeHintPlays?: boolean;
+  includeUnsandboxed?: boolean;
   json?: boolean;
 }
 
@@ -45,6 +47,8 @@ export async function runExport(runDir: string, cli: ExportCliOptions, output: C
     weights: cli.weights ?? false,
     inlineUser: cli.inlineUser ?? false,
     force: cli.force ?? false,
+    includeHintPlays: cli.includeHintPlays ?? false,
+    includeUnsandboxed: cli.includeUnsandboxed ?? false,
   };
   if (cli.minReward !== undefined) options.minReward = toNumber(cli.minReward, '--min-reward', false);
   if (cli.license) options.license = cli.license;
@@ -78,6 +82,8 @@ export function describeReport(r: ExportReport, cwd: string): string {
   lines.push(`  splits: ${(['train', 'validation', 'test'] as const).map((s) => `${s} ${r.perSplit[s]} (${r.lineages[s]} lineage${r.lineages[s] === 1 ? '' : 's'})`).join(', ')}`);
   const left = Object.entries(r.excluded).sort((a, b) => b[1] - a[1]);
   if (left.length > 0) lines.push(`  left out: ${left.map(([why, n]) => `${n} ${why}`).join('; ')}`);
+  const stats = Object.entries(r.statsExcluded).sort((a, b) => b[1] - a[1]);
+  if (stats.length > 0) lines.push(`  not in play statistics: ${stats.map(([why, n]) => `${n} ${why}`).join('; ')}`);
   if (r.duplicates > 0) lines.push(`  duplicates removed: ${r.duplicates}`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   lines.push(`  dataset card: ${shown}/README.md`);
@@ -104,6 +110,8 @@ export function registerExportCommand(program: Command): void {
     .option('--license <id>', 'license in the dataset card (e.g. apache-2.0)', 'other')
     .option('--base-image <image>', 'harbor: FROM image of every Dockerfile (default: each environment\'s sandbox image)')
     .option('--inline-user', 'harbor: append the user\'s request and facts to instruction.md, for harnesses without a simulated user')
+    .option('--include-hint-plays', 'keep hint plays (left out by default: the agent saw a privileged hint, which their system message carries)')
+    .option('--include-unsandboxed', 'keep rollouts of the unsandboxed process backend (left out by default)')
     .option('--force', 'replace an earlier export in --out')
     .option('--json', 'print the report as JSON')
     .action(async (runDir: string, opts: ExportCliOptions) => {

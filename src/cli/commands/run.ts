@@ -7,7 +7,8 @@ import { loadRunConfig, SpecError } from '../../core/spec/load.js';
 import { endpointSchema, llmRoleSchema, type RunConfig } from '../../core/spec/run.js';
 import { toolVersion } from '../../core/version.js';
 import { loadRunHistory } from '../../store/runHistory.js';
-import { openRun, readManifest } from '../../store/runReader.js';
+import { repairRunIndex } from '../../store/repair.js';
+import { formatRunProblem, openRun, readManifest, type RunProblem } from '../../store/runReader.js';
 import { RunWriter } from '../../store/runWriter.js';
 import { UserError } from '../errors.js';
 import { checkRunDirArg, readSpecArg } from '../fileArgs.js';
@@ -90,8 +91,17 @@ export function registerRunCommands(program: Command): void {
       const config = applyOverrides(manifest.config, { ...flags, concurrency: undefined, generations: undefined, seed: undefined });
       const seeds = await loadPopulation(config, manifest.configPath ? dirname(manifest.configPath) : process.cwd());
       const cast = composeRoles(config, { cacheMode: flags.cache ?? 'rw', cacheDir: resolve(flags.cacheDir ?? '.coevolve/cache'), families: seeds.environments.map((e) => e.family) });
-      const history = loadRunHistory(runDir);
       const writer = RunWriter.reopen(runDir);
+      const warn = (p: RunProblem): void => void process.stderr.write(`warning: ${formatRunProblem(p)}\n`);
+      let history: ReturnType<typeof loadRunHistory>;
+      try {
+        // Damaged lines and files are said first; rollouts whose file is intact keep it even if their event was lost.
+        (await repairRunIndex(writer)).forEach(warn);
+        history = loadRunHistory(runDir, warn);
+      } catch (err) {
+        await writer.close();
+        throw err;
+      }
       await execute(writer, config, seeds, cast, flags, history);
     });
 

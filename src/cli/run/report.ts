@@ -1,7 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
-import { openRun, readGenerationMetrics, type RunIndex } from '../../store/runReader.js';
+import { RunFileError } from '../../store/runFiles.js';
+import { formatRunProblem, openRun, readGenerationMetrics, salvageRollouts, type RunIndex } from '../../store/runReader.js';
 
 export interface RunReport {
   run: { dir: string; name: string; runId: string; seed: number; status: string; roles: Record<string, string>; generations: number; rollouts: number };
@@ -12,16 +13,27 @@ export interface RunReport {
   band?: { low: number; high: number };
   /** Plays per pair (pass^k is reported at this k). */
   k?: number;
+  /** What in the run directory was damaged and skipped or rebuilt ("file:line: what; what was done"). */
+  problems: string[];
 }
 
 export function buildReport(runDir: string): RunReport {
   const index: RunIndex = openRun(runDir);
+  // Rollouts whose event line was lost are counted from their files, and the report says so.
+  if (index.status !== 'running') salvageRollouts(index);
+  const problems = index.problems.map(formatRunProblem);
   const metrics: GenerationMetrics[] = [];
   const dir = join(runDir, 'generations');
   if (existsSync(dir)) {
     for (const f of readdirSync(dir).filter((n) => /^g\d{4}\.json$/.test(n)).sort()) {
-      const m = readGenerationMetrics<GenerationMetrics>(runDir, Number(f.slice(1, 5)));
-      if (m) metrics.push(m);
+      const g = Number(f.slice(1, 5));
+      try {
+        const m = readGenerationMetrics<GenerationMetrics>(runDir, g);
+        if (m) metrics.push(m);
+      } catch (err) {
+        if (!(err instanceof RunFileError)) throw err;
+        problems.push(`${err.short}; generation ${g} is left out of the report`);
+      }
     }
   }
   return {
@@ -39,6 +51,7 @@ export function buildReport(runDir: string): RunReport {
     timing: { generationMs: metrics.map((m) => m.durationMs) },
     band: { low: index.manifest.config.band.low, high: index.manifest.config.band.high },
     k: index.manifest.config.k,
+    problems,
   };
 }
 
@@ -109,5 +122,8 @@ export function formatReportMarkdown(r: RunReport): string {
     '',
     ...notes,
   ];
+  if (r.problems.length > 0) {
+    lines.push('', `${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in the run directory (skipped or rebuilt):`, ...r.problems.map((p) => `- ${p}`));
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -149,6 +149,13 @@ export interface RolloutSummary {
   steps: number;
   tags: string[];
   firstErrorStep?: number;
+  /** Played by the process backend (no sandbox); absent in runs before this field and for sandboxed plays. */
+  unsandboxed?: true;
+}
+
+/** Whether a rollout ran without a sandbox: the record's mark, or the process backend for records before it. */
+export function isUnsandboxed(r: Pick<RolloutRecord, 'sandbox'>): boolean {
+  return (r.sandbox as { unsandboxed?: unknown }).unsandboxed === true || r.sandbox.backend === 'process';
 }
 
 export function summarizeRollout(r: RolloutRecord): RolloutSummary {
@@ -171,5 +178,6 @@ export function summarizeRollout(r: RolloutRecord): RolloutSummary {
     tags: r.tags,
   };
   if (firstError) summary.firstErrorStep = firstError.step_id;
+  if (isUnsandboxed(r)) summary.unsandboxed = true;
   return summary;
 }

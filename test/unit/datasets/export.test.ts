@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { syntheticRollout, writeSyntheticRun, type SyntheticRun } from '../../../bench/datasets/syntheticRun.js';
 import { summarizeRollout } from '../../../src/core/rollout/trajectory.js';
 import { runConfigSchema } from '../../../src/core/spec/run.js';
+import { runExport } from '../../../src/cli/commands/export.js';
 import { exportRun, type ExportOptions } from '../../../src/datasets/exportRun.js';
 import { checkAtifTrajectory, checkChatRecord, checkHarborTask, harborRequiredFiles } from '../../../src/datasets/formatChecks.js';
 import { appendCuration, type CurationEntry } from '../../../src/store/curation.js';
@@ -31,7 +32,9 @@ describe('dataset export', function () {
   let tmp: string;
   let run: SyntheticRun;
   const out = (name: string) => join(tmp, name);
-  const opts = (o: Partial<ExportOptions> & Pick<ExportOptions, 'format' | 'outDir'>): ExportOptions => ({ filter: 'all', now: fixedNow, ...o });
+  // Every third synthetic rollout is a hint play: these tests ask for them; 'what every export leaves out' below
+  // checks the defaults.
+  const opts = (o: Partial<ExportOptions> & Pick<ExportOptions, 'format' | 'outDir'>): ExportOptions => ({ filter: 'all', now: fixedNow, includeHintPlays: true, ...o });
 
   before(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'coevolve-export-'));
@@ -242,6 +245,84 @@ describe('dataset export', function () {
     assert.equal(report.exported, 2);
     const harbor = await exportRun(run.dir, opts({ format: 'harbor', outDir: out('dup-harbor') }));
     assert.equal(harbor.duplicates, 0);
+  });
+
+  describe('what every export leaves out unless asked (issue 11, item 10)', () => {
+    const allFiles = (dir: string): string => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath, e.name), 'utf8')).join('\n');
+
+    it('hint plays are out by default: no HINT: system message reaches an SFT file, and the card counts them', async () => {
+      const dir = out('no-hints');
+      const r = await exportRun(run.dir, { format: 'chat-jsonl', outDir: dir, filter: 'all', now: fixedNow });
+      const hints = run.rollouts.filter((x) => x.hint).length;
+      assert.ok(hints > 0);
+      assert.equal(r.excluded['hint play (the agent saw a privileged hint; --include-hint-plays to keep)'], hints);
+      assert.equal(r.exported + r.duplicates, run.rollouts.length - hints);
+      assert.doesNotMatch(allFiles(join(dir, 'data')), /HINT:/);
+      const { body } = readCard(dir);
+      assert.match(body, new RegExp(`## Left out\\n\\nRollouts of the run not in this dataset, by reason:\\n\\n- ${hints}: hint play`));
+      assert.match(body, /Filters: .*hint plays left out/);
+      const atif = out('no-hints-atif');
+      await exportRun(run.dir, { format: 'atif', outDir: atif, filter: 'all', now: fixedNow });
+      assert.doesNotMatch(allFiles(join(atif, 'trajectories')), /HINT:/);
+    });
+
+    it('--include-hint-plays keeps them and the card says so', async () => {
+      const dir = out('with-hints');
+      const r = await exportRun(run.dir, { format: 'chat-jsonl', outDir: dir, filter: 'all', now: fixedNow, includeHintPlays: true });
+      assert.equal(r.excluded['hint play (the agent saw a privileged hint; --include-hint-plays to keep)'], undefined);
+      assert.match(allFiles(join(dir, 'data')), /HINT:/);
+      assert.match(readCard(dir).body, /hint plays included/);
+    });
+
+    async function mixedRun(): Promise<{ dir: string; ids: Record<string, string> }> {
+      const w = RunWriter.create(join(tmp, 'mixed-runs'), { runId: 'mixed', name: 'mixed', seed: 1, toolVersion: 't', startedAt: '2026-01-01T00:00:00.000Z', config: runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'mixed', population: { builtinFamilies: ['x'] } }), roles: {} });
+      const env = run.environments[0]!;
+      const user = run.users[0]!;
+      await w.writeEnvironment(env);
+      const plain = syntheticRollout(env, user, 0, 0, 1);
+      const proc = { ...syntheticRollout(env, user, 0, 1, 2), sandbox: { backend: 'process', host: 'local', image: 'x' } };
+      // A run from before the summary's mark: only the record says it was the process backend.
+      const old = { ...syntheticRollout(env, user, 0, 3, 4), sandbox: { backend: 'process', host: 'local', image: 'x' } };
+      const infra = { ...syntheticRollout(env, user, 0, 4, 5), status: 'error' as const, error: 'sandbox host lost' };
+      for (const r of [plain, proc, old, infra]) {
+        await w.writeRollout(r);
+        const summary = summarizeRollout(r);
+        if (r === old) delete summary.unsandboxed;
+        await w.append({ type: 'rollout.finished', summary });
+      }
+      await w.close();
+      return { dir: w.runDir, ids: { plain: plain.id, proc: proc.id, old: old.id, infra: infra.id } };
+    }
+
+    it('unsandboxed rollouts are out unless --include-unsandboxed; infrastructure errors always', async () => {
+      const { dir } = await mixedRun();
+      const unsandboxed = 'unsandboxed process backend (--include-unsandboxed to keep)';
+      const def = await exportRun(dir, { format: 'chat-jsonl', outDir: out('mixed-default'), filter: 'all', now: fixedNow });
+      assert.equal(def.exported, 1);
+      assert.equal(def.excluded[unsandboxed], 2, 'the marked summary and the old record');
+      assert.equal(def.excluded['infrastructure error'], 1);
+      assert.match(readCard(out('mixed-default')).body, /- 2: unsandboxed process backend[^]*- 1: infrastructure error/);
+      const asked = await exportRun(dir, { format: 'chat-jsonl', outDir: out('mixed-asked'), filter: 'all', now: fixedNow, includeUnsandboxed: true, includeHintPlays: true });
+      assert.equal(asked.exported, 3);
+      assert.equal(asked.excluded['infrastructure error'], 1, 'never exported');
+      const harbor = await exportRun(dir, { format: 'harbor', outDir: out('mixed-harbor'), filter: 'all', now: fixedNow });
+      assert.deepEqual(harbor.statsExcluded, { [unsandboxed]: 1, 'infrastructure error': 1 }, 'the old record is only known unsandboxed from its file, which harbor does not read');
+      const index = readJsonl(join(out('mixed-harbor'), 'data', `${Object.keys(harbor.perSplit).find((k) => harbor.perSplit[k as 'train'] > 0)}.jsonl`))[0] as { rollouts: number };
+      assert.equal(index.rollouts, 2);
+      assert.match(readCard(out('mixed-harbor')).body, /Rollouts not counted in the environments' play statistics/);
+    });
+
+    it('the CLI passes --include-hint-plays and --include-unsandboxed through and prints what was left out', async () => {
+      const { dir } = await mixedRun();
+      let text = '';
+      const io = { out: (t: string) => { text += t; }, cwd: tmp };
+      const base = { format: 'chat-jsonl' as const, filter: 'all' as const, tag: [], family: [], generation: [] };
+      await runExport(dir, { ...base, out: 'cli-default' }, io);
+      assert.match(text, /left out: 2 unsandboxed process backend \(--include-unsandboxed to keep\); 1 infrastructure error/);
+      text = '';
+      await runExport(dir, { ...base, out: 'cli-asked', includeUnsandboxed: true, includeHintPlays: true }, io);
+      assert.match(text, /exported 3 of 4 rollouts/);
+    });
   });
 
   it('refuses a non-empty output folder unless forced, and then replaces only its own files', async () => {
