@@ -220,7 +220,9 @@ export function foreignTaskInput(ctx: HarborTaskContext): EnvironmentSpecInput |
     unmapped.push(`metadata.${k}: no field in the environment spec; kept as a comment at the top of the file`);
   }
   for (const k of Object.keys(ctx.toml)) if (!knownSections.includes(k)) unmapped.push(`${k}: unknown task.toml section, ignored`);
-  const firstParagraph = cutNoted(instruction.trim().split(/\n\s*\n/)[0]!, 16384, 'user.request (the instruction\'s first paragraph)', unmapped);
+  // The first paragraph that says something: headings and comment lines (a canary) are no request.
+  const paragraphs = instruction.trim().split(/\n\s*\n/).map((p) => p.split('\n').filter((l) => !/^\s*(#|<!--)/.test(l)).join('\n').trim());
+  const firstParagraph = cutNoted(paragraphs.find((p) => p.length > 0) ?? instruction.trim(), 16384, 'user.request (the instruction\'s first paragraph)', unmapped);
   unmapped.push('user side: Harbor tasks have no simulated user; user.request is the instruction\'s first paragraph and user.goal says the tests must pass (add hidden facts to make the user matter)');
   const task = section(ctx.toml, 'task');
   return {
