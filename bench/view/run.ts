@@ -82,7 +82,8 @@ async function main(): Promise<void> {
       registryTimes.push(performance.now() - t0);
     }
     // ... and the dashboard bundle answered by the editor's registry through a stand-in VS Code API.
-    const registry = new RunRegistry(() => [join(work, 'big')]);
+    // The same runs as the server (its compare picker lists all 1,001 runs in both hosts).
+    const registry = new RunRegistry(() => [join(work, 'many'), join(work, 'big')]);
     const data = new ViewData(registry);
     const harness = await startHarness(root, 'dashboard', 'coevolve-dashboard', { runDir: big.dir }, (method, params) => (data.handlers as Record<string, (p: unknown) => unknown>)[method]?.(params));
     const dashEditor = await timeLoads(browser, harness.url, chartsDrawn, 6);

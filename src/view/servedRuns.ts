@@ -19,6 +19,8 @@ export class ServedRuns implements RunResolver {
   private readonly dirOfKey = new Map<string, string>();
   private readonly keyOfDir = new Map<string, string>();
   private readonly audited = new Map<string, string | null>();
+  /** Manifests are written once when a run starts; each is read the first time its directory is seen. */
+  private readonly manifests = new Map<string, RunManifest>();
   private readonly sources: string[];
 
   constructor(sources: string[]) {
@@ -32,13 +34,18 @@ export class ServedRuns implements RunResolver {
   listed(): { dir: string; manifest: RunManifest }[] {
     const out: { dir: string; manifest: RunManifest }[] = [];
     for (const source of this.sources) {
-      const dirs = existsSync(runLayout.manifest(source)) ? [source] : childDirs(source);
+      const dirs = existsSync(runLayout.manifest(source)) ? [source] : childDirs(source, this.manifests);
       for (const dir of dirs) {
-        try {
-          out.push({ dir, manifest: readManifest(dir) });
-        } catch {
-          continue; // not a run (or a newer format): the runs list shows runs this version can read
+        let manifest = this.manifests.get(dir);
+        if (!manifest) {
+          try {
+            manifest = readManifest(dir);
+          } catch {
+            continue; // not a run (or a newer format): the runs list shows runs this version can read
+          }
+          this.manifests.set(dir, manifest);
         }
+        out.push({ dir, manifest });
         this.keyFor(dir);
       }
     }
@@ -86,7 +93,8 @@ export class ServedRuns implements RunResolver {
   }
 }
 
-function childDirs(folder: string): string[] {
+/** Run directories directly in a folder; ones already known are not checked again (a run directory stays one). */
+function childDirs(folder: string, known: ReadonlyMap<string, unknown>): string[] {
   let names: string[];
   try {
     names = readdirSync(folder);
@@ -94,6 +102,7 @@ function childDirs(folder: string): string[] {
     return [];
   }
   return names.map((n) => join(folder, n)).filter((p) => {
+    if (known.has(p)) return true;
     try {
       return lstatSync(p).isDirectory() && existsSync(runLayout.manifest(p));
     } catch {

@@ -23,7 +23,8 @@ const tailBytes = 64 * 1024;
 export function runChoice(dir: string, manifest: RunManifest, ref: string): RunChoice {
   const stamp = stampOf(dir);
   let hit = cache.get(dir);
-  if (!hit || hit.stamp !== stamp) {
+  // A running run can stop without writing (its process died): its status is checked every time.
+  if (!hit || hit.stamp !== stamp || hit.facts.status === 'running') {
     hit = { stamp, facts: factsOf(dir, manifest) };
     cache.set(dir, hit);
   }
@@ -36,16 +37,14 @@ export function runChoices(runs: RunResolver): RunChoice[] {
   return runs.listed().map((r) => runChoice(r.dir, r.manifest, runs.refOf(r.dir)));
 }
 
+/** Every change a row shows is announced by an event (metrics are written before generation.finished). */
 function stampOf(dir: string): string {
-  const parts = [runLayout.events(dir), join(dir, 'generations'), runLayout.lock(dir)].map((p) => {
-    try {
-      const s = statSync(p);
-      return `${s.size}:${s.mtimeMs}`;
-    } catch {
-      return '-';
-    }
-  });
-  return parts.join('|');
+  try {
+    const s = statSync(runLayout.events(dir));
+    return `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return '-';
+  }
 }
 
 function factsOf(dir: string, manifest: RunManifest): Cached['facts'] {
