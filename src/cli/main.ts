@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { toolVersion } from '../core/version.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerCurateCommand } from './commands/curate.js';
+import { registerEvalCommand } from './commands/eval.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerFamiliesCommand } from './commands/families.js';
 import { registerImportCommand } from './commands/import.js';
@@ -24,6 +25,7 @@ const program = new Command()
 // Command registrations (one line each; keep sorted):
 registerCheckCommand(program);
 registerCurateCommand(program);
+registerEvalCommand(program);
 registerExportCommand(program);
 registerFamiliesCommand(program);
 registerImportCommand(program);

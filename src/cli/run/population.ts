@@ -8,6 +8,7 @@ import type { UserProfile } from '../../core/spec/user.js';
 import { builtinFamilies } from '../../builtin/families/registry.js';
 import { seedUsers } from '../../builtin/user/seedUsers.js';
 import { readSpecTextSync } from '../../specs/workspace.js';
+import type { HeldOutSeeds } from '../../core/evolution/frontierSelection.js';
 import { UserError } from '../errors.js';
 import { unknownFamilyMessage } from '../../specs/builtinFamilyRule.js';
 
@@ -15,7 +16,7 @@ import { unknownFamilyMessage } from '../../specs/builtinFamilyRule.js';
  * The initial population of a run: spec files named by the config (files or folders, relative to the config) plus
  * built-in families generated at the configured level. A run with no users gets the built-in seed users.
  */
-export async function loadPopulation(config: RunConfig, baseDir: string): Promise<{ environments: EnvironmentSpec[]; users: UserProfile[] }> {
+export async function loadPopulation(config: RunConfig, baseDir: string): Promise<{ environments: EnvironmentSpec[]; users: UserProfile[]; heldOut?: HeldOutSeeds }> {
   const environments: EnvironmentSpec[] = [];
   const users: UserProfile[] = [];
   for (const p of config.population.environments) for (const f of specFiles(resolve(baseDir, p), '.env.yaml')) environments.push(read(f, loadEnvironment));
@@ -30,7 +31,23 @@ export async function loadPopulation(config: RunConfig, baseDir: string): Promis
   const dup = firstDuplicate(environments.map((e) => e.id)) ?? firstDuplicate(users.map((u) => u.id));
   if (dup) throw new UserError(`the population has two specs with id "${dup}"; ids must be unique`);
   if (environments.length === 0) throw new UserError('the population is empty: add environment files or builtinFamilies to the run config');
-  return { environments, users };
+  const heldOut = heldOutSets(config, users);
+  return { environments, users, ...(heldOut ? { heldOut } : {}) };
+}
+
+/** Held-out environments per built-in family: fresh content at the seed level, paired with the seed users in turn. */
+export const heldOutPerFamily = 2;
+
+function heldOutSets(config: RunConfig, users: UserProfile[]): HeldOutSeeds | undefined {
+  const families = config.population.builtinFamilies.map((n) => builtinFamilies.find((f) => f.name === n)!).filter(Boolean);
+  if (families.length === 0 || users.length === 0) return undefined;
+  const draw = (purpose: 'test' | 'promotion', offset: number): HeldOutSeeds['test'] =>
+    families.flatMap((family, fi) => Array.from({ length: heldOutPerFamily }, (_, i) => {
+      const level = Math.min(config.population.builtinLevel, family.maxLevel);
+      const env = family.generate({ level }, createRng(`${config.seed}/heldout-${purpose}/${family.name}/${level}/${i}`));
+      return { env, user: users[(fi * heldOutPerFamily + i + offset) % users.length]! };
+    }));
+  return { test: draw('test', 0), promotion: draw('promotion', 1) };
 }
 
 function specFiles(path: string, suffix: string): string[] {

@@ -67,7 +67,7 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
           bar?.update({ phase: 'done' });
           bar?.stop();
           line(
-            `  generation ${m.index}: success ${(m.successRate * 100).toFixed(0)}% · in band ${(m.inBandShare * 100).toFixed(0)}% · difficulty ${m.meanDifficulty.toFixed(1)} · regret ${m.regret.toFixed(2)} · children ${m.frontierYield.accepted}/${m.frontierYield.proposed} · agent ${m.agent.id}${m.agent.changed ? ' (promoted)' : ''}${multi ? '' : ` · ${elapsed()}`}`,
+            `  generation ${m.index}: success ${(m.successRate * 100).toFixed(0)}% · archive in band ${((m.archiveBand?.inBandShare ?? m.inBandShare) * 100).toFixed(0)}% · measured difficulty ${(m.measuredDifficulty?.archive.mean ?? m.meanDifficulty).toFixed(2)} · held-out ${m.heldOut?.test ? `${(m.heldOut.test.score.success * 100).toFixed(0)}%` : '—'} · children ${m.frontierYield.accepted}/${m.frontierYield.proposed} · agent ${m.agent.id}${m.agent.changed ? ' (promoted)' : ''}${multi ? '' : ` · ${elapsed()}`}`,
           );
           break;
         }

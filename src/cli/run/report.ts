@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
+import { parseGenerationMetrics } from '../../core/metrics/metricsSchema.js';
 import { RunFileError } from '../../store/runFiles.js';
 import { formatRunProblem, openRun, readGenerationMetrics, salvageRollouts, type RunIndex } from '../../store/runReader.js';
 
@@ -15,6 +16,8 @@ export interface RunReport {
   k?: number;
   /** What in the run directory was damaged and skipped or rebuilt ("file:line: what; what was done"). */
   problems: string[];
+  /** Version-2 fields this run's metrics do not have (a run written before the measured frontier); empty otherwise. */
+  notRecorded: string[];
 }
 
 export function buildReport(runDir: string): RunReport {
@@ -23,16 +26,21 @@ export function buildReport(runDir: string): RunReport {
   if (index.status !== 'running') salvageRollouts(index);
   const problems = index.problems.map(formatRunProblem);
   const metrics: GenerationMetrics[] = [];
+  const missing = new Set<string>();
   const dir = join(runDir, 'generations');
   if (existsSync(dir)) {
     for (const f of readdirSync(dir).filter((n) => /^g\d{4}\.json$/.test(n)).sort()) {
       const g = Number(f.slice(1, 5));
       try {
-        const m = readGenerationMetrics<GenerationMetrics>(runDir, g);
-        if (m) metrics.push(m);
+        const raw = readGenerationMetrics(runDir, g);
+        if (!raw) continue;
+        const parsed = parseGenerationMetrics(raw, join(dir, f));
+        parsed.missing.forEach((key) => missing.add(key));
+        metrics.push(parsed.metrics);
       } catch (err) {
-        if (!(err instanceof RunFileError)) throw err;
-        problems.push(`${err.short}; generation ${g} is left out of the report`);
+        if (err instanceof RunFileError) problems.push(`${err.short}; generation ${g} is left out of the report`);
+        else if (err instanceof Error && err.message.startsWith(join(dir, f))) problems.push(`${err.message}; generation ${g} is left out of the report`);
+        else throw err;
       }
     }
   }
@@ -52,6 +60,7 @@ export function buildReport(runDir: string): RunReport {
     band: { low: index.manifest.config.band.low, high: index.manifest.config.band.high },
     k: index.manifest.config.k,
     problems,
+    notRecorded: [...missing],
   };
 }
 
@@ -75,6 +84,17 @@ function table(columns: Column[], rows: RunReport['generations']): string[] {
     ...cells.map((r) => `| ${r.map((t, i) => pad(t, i)).join(' | ')} |`),
   ];
 }
+
+type Gen = RunReport['generations'][number];
+
+/** Metrics-version-2 columns; left out for runs that did not record them (a note says so). */
+const frontierColumns: Column[] = [
+  { head: 'archive in band', right: true, cell: (g: Gen) => (g.archiveBand ? `${pct(g.archiveBand.inBandShare)} of ${g.archiveBand.activePairs}` : '—') },
+  { head: 'measured', right: true, cell: (g: Gen) => (g.measuredDifficulty ? `${num(g.measuredDifficulty.archive.mean)} ± ${num(g.measuredDifficulty.archive.se)}` : '—') },
+  { head: 'held-out', right: true, cell: (g: Gen) => (g.heldOut?.test ? `${pct(g.heldOut.test.score.success)} [${pct(g.heldOut.test.score.ci[0])}, ${pct(g.heldOut.test.score.ci[1])}]` : '—') },
+  { head: 'user effect', right: true, cell: (g: Gen) => (g.userEffect?.meanVsParent ? `${num(g.userEffect.meanVsParent.mean)} (${g.userEffect.meanVsParent.n})` : '—') },
+  { head: 'yield', right: true, cell: (g: Gen) => (g.frontierYield.measured !== undefined ? `${g.frontierYield.inBand}/${g.frontierYield.measured}` : '—') },
+];
 
 /**
  * The markdown table people read in a terminal or paste into a note. Columns that would repeat another (pass@1 is
@@ -100,6 +120,7 @@ export function formatReportMarkdown(r: RunReport): string {
     { head: 'regret', right: true, cell: (g) => num(g.regret) },
     { head: 'difficulty', right: true, cell: (g) => num(g.meanDifficulty, 1) },
     { head: 'in band', right: true, cell: (g) => pct(g.inBandShare) },
+    ...(r.notRecorded.length ? [] : frontierColumns),
     { head: 'children ok', right: false, cell: children },
     { head: 'evolved users', right: true, cell: (g) => pct(g.users.evolvedShare ?? 0) },
     { head: 'agent', right: false, cell: (g) => `${g.agent.id}${g.agent.changed ? ' ↑' : ''}` },
@@ -111,6 +132,8 @@ export function formatReportMarkdown(r: RunReport): string {
   const notes = [
     `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
     `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
+    r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval]; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured.',
+    r.notRecorded.length ? `not recorded by this run (written before metrics version 2): ${r.notRecorded.join(', ')}.` : '',
     spent ? '' : 'no model calls: 0 tokens, $0.',
   ].filter(Boolean);
   const lines = [

@@ -1,15 +1,12 @@
-import pLimit from 'p-limit';
-import type { Cancellation } from '../ports/cancellation.js';
-import type { Clock } from '../ports/clock.js';
-import type { Usage } from '../ports/model.js';
-import type { Rng } from '../ports/rng.js';
-import type { SandboxBackend } from '../ports/sandbox.js';
-import type { Proposal, Roles } from '../roles/ports.js';
-import { playRollout } from '../rollout/engine.js';
+import { zeroUsage, type Usage } from '../ports/model.js';
+import type { Proposal } from '../roles/ports.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
+import { signTest } from '../metrics/distributions.js';
+import type { HeldOutMetrics } from '../metrics/metricsSchema.js';
 import type { AgentConfig } from '../spec/agent.js';
-import type { RunConfig } from '../spec/run.js';
-import { rolloutDepsOf, type GenerationContext } from './generationContext.js';
+import type { GenerationContext } from './generationContext.js';
+import { countOutcomes, outcomeOf, playMeasurements } from './measurementPlays.js';
+import { agentScore, discordant, frozenPlays, heldOutRules } from './testSet.js';
 
 export interface AgentUpdate {
   fromId: string;
@@ -19,73 +16,97 @@ export interface AgentUpdate {
   heldOut?: { incumbent: number; candidate: number };
   candidate?: AgentConfig;
   usage?: Usage;
+  promotion: NonNullable<HeldOutMetrics['promotion']>;
 }
 
-const heldOutPairs = 3;
-const heldOutTrials = 2;
-/** The candidate must beat the incumbent's mean reward on the same held-out rollouts (a backtest, not a vote); ties keep the incumbent. */
-const promotionMargin = 0;
+const promotionId = (look: number) => (pairIndex: number, trial: number): string => `promo-l${look}-${String(pairIndex).padStart(3, '0')}-t${trial}`;
 
 /**
- * Evolves the agent without touching weights: the agent evolver proposes a candidate from failed trajectories
- * (built-in: gene mutation; LLM: a reflective playbook update); it is promoted only if it wins on held-out pairs.
+ * Evolves the agent without touching weights. A candidate (built-in: gene mutation; LLM: a reflective playbook
+ * update) is raced against the incumbent on the frozen promotion set: each look plays both on the same fresh rollout
+ * ids; discordant plays accumulate over looks; the candidate is promoted only when a one-sided exact sign test gives
+ * p <= alpha / maxLooks (Bonferroni over the looks), dropped when out of looks or behind the incumbent.
  */
 export async function evolveAgent(ctx: GenerationContext, input: { current: AgentConfig; records: RolloutRecord[] }): Promise<AgentUpdate | undefined> {
   if (!ctx.config.agent.evolve) return undefined;
+  const ledger = ctx.archive.ledger;
+  const frozen = ledger.frozen;
+  const none = (change: string, usage?: Usage): AgentUpdate => ({
+    fromId: input.current.id, toId: input.current.id, change, promoted: false, ...(usage ? { usage } : {}),
+    promotion: { pairs: frozen?.promotion.length ?? 0, alpha: heldOutRules.alpha, maxLooks: heldOutRules.maxLooks, incumbent: null, candidate: null, wins: 0, losses: 0, look: 0, pValue: null, decision: 'none', change },
+  });
+  if (!frozen || frozen.promotion.length === 0) return none('no promotion set');
+
+  let usage: Usage | undefined;
+  if (!ledger.race) {
+    const proposal = await proposeCandidate(ctx, input);
+    if (!proposal.ok) return none(proposal.reason, proposal.usage);
+    usage = proposal.usage;
+    const candidate: AgentConfig = { ...proposal.child, id: `agent-g${String(ctx.generation + 1).padStart(4, '0')}`, lineage: { parent: input.current.id, operator: proposal.operator, generation: ctx.generation + 1 } };
+    ledger.race = { candidate, change: proposal.operator, looks: 0, wins: 0, losses: 0 };
+    ledger.candidates.push({ id: candidate.id, parent: input.current.id });
+  }
+  const race = ledger.race;
+  const candidate = race.candidate;
+  const look = race.looks + 1;
+  const ids = promotionId(look);
+  const cacheKey = `${input.current.id}|${look}`;
+  const [incumbentBits, candidateBits] = await Promise.all([
+    ledger.promotionPlays[cacheKey] ?? playMeasurements(ctx, frozenPlays(ctx.archive, 'promotion', input.current, ids, heldOutRules.promotionPlaysPerPair), 'heldout-promotion').then((rs) => rs.map(outcomeOf)),
+    playMeasurements(ctx, frozenPlays(ctx.archive, 'promotion', candidate, ids, heldOutRules.promotionPlaysPerPair), 'heldout-promotion').then((rs) => rs.map(outcomeOf)),
+  ]);
+  const incumbentKnown = ledger.promotionPlays[cacheKey] !== undefined;
+  ledger.promotionPlays[cacheKey] = incumbentBits;
+  // Promotion plays are selection plays: they enter the ability fit (the test set never does).
+  const perPair = heldOutRules.promotionPlaysPerPair;
+  frozen.promotion.forEach((p, i) => {
+    for (const [agentId, bits, skip] of [[input.current.id, incumbentBits, incumbentKnown], [candidate.id, candidateBits, false]] as const) {
+      if (skip) continue;
+      const { successes, trials } = countOutcomes(bits.slice(i * perPair, (i + 1) * perPair));
+      const cell = (ledger.cells[`${agentId}|${p.envId}|${p.userId}`] ??= { successes: 0, trials: 0 });
+      cell.successes += successes;
+      cell.trials += trials;
+    }
+  });
+  const d = discordant(candidateBits, incumbentBits);
+  race.looks = look;
+  race.wins += d.wins;
+  race.losses += d.losses;
+  const pValue = signTest(race.wins, race.losses, 'greater');
+  const promoted = pValue <= heldOutRules.alpha / heldOutRules.maxLooks;
+  const dropped = !promoted && (look >= heldOutRules.maxLooks || race.losses > race.wins);
+  const incumbent = agentScore(input.current.id, incumbentBits, ctx.generation);
+  const challenger = agentScore(candidate.id, candidateBits, ctx.generation);
+  const promotion: AgentUpdate['promotion'] = {
+    pairs: frozen.promotion.length, alpha: heldOutRules.alpha, maxLooks: heldOutRules.maxLooks, incumbent, candidate: challenger,
+    wins: race.wins, losses: race.losses, look, pValue, decision: promoted ? 'promoted' : dropped ? 'dropped' : 'raced', change: race.change,
+  };
+  if (promoted || dropped) delete ledger.race;
+  if (promoted) ledger.agents.push({ id: candidate.id, parent: input.current.id });
+  return {
+    fromId: input.current.id,
+    toId: promoted ? candidate.id : input.current.id,
+    change: race.change,
+    promoted,
+    heldOut: { incumbent: round4(incumbent.success), candidate: round4(challenger.success) },
+    candidate,
+    ...(usage ? { usage } : {}),
+    promotion,
+  };
+}
+
+async function proposeCandidate(ctx: GenerationContext, input: { current: AgentConfig; records: RolloutRecord[] }): Promise<Proposal<AgentConfig>> {
   const failures = input.records
     .filter((r) => !r.hint && !r.success && r.status !== 'error')
     .slice(0, 6)
     .map((r) => ({ env: ctx.archive.envs.get(r.envId)!, steps: r.steps, reward: r.rewards.total }))
     .filter((f) => f.env !== undefined);
-  let proposal: Proposal<AgentConfig>;
   try {
-    proposal = await ctx.roles.agentEvolver.propose({ current: input.current, failures, generation: ctx.generation, rng: ctx.rng.fork('propose'), ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    return await ctx.roles.agentEvolver.propose({ current: input.current, failures, generation: ctx.generation, rng: ctx.rng.fork('propose'), ...(ctx.signal ? { signal: ctx.signal } : {}) });
   } catch (err) {
     if (ctx.signal?.aborted) throw err;
-    return { fromId: input.current.id, toId: input.current.id, change: `agent evolver failed: ${err instanceof Error ? err.message : String(err)}`, promoted: false };
+    return { ok: false, operator: 'agent-evolver:error', reason: `agent evolver failed: ${err instanceof Error ? err.message : String(err)}`, usage: zeroUsage() };
   }
-  if (!proposal.ok) return { fromId: input.current.id, toId: input.current.id, change: `no candidate: ${proposal.reason}`, promoted: false, usage: proposal.usage };
-  const candidate: AgentConfig = { ...proposal.child, id: `agent-g${String(ctx.generation + 1).padStart(4, '0')}`, lineage: { parent: input.current.id, operator: proposal.operator, generation: ctx.generation + 1 } };
-
-  // Held-out pairs: active pairs not played this generation when there are enough, so the backtest is out of sample.
-  const played = new Set(input.records.map((r) => r.pairId));
-  const active = ctx.archive.activePairs().filter((p) => p.lastPlayed >= 0);
-  const unseen = active.filter((p) => !played.has(p.pairId));
-  const pool = unseen.length >= heldOutPairs ? unseen : active;
-  const pairs = ctx.rng.fork('heldout').shuffle(pool.sort((a, b) => a.pairId.localeCompare(b.pairId))).slice(0, heldOutPairs);
-  if (pairs.length === 0) return { fromId: input.current.id, toId: input.current.id, change: 'no held-out pairs yet', promoted: false };
-
-  // The same rollout ids for both agents: each faces exactly the same user and environment randomness. All plays run
-  // concurrently (up to the run's limit); scores are summed in plan order, so they never depend on timing.
-  const limit = pLimit(ctx.config.concurrency);
-  const plays = (agent: AgentConfig, tag: string): Promise<number>[] =>
-    pairs.flatMap((pair) =>
-      Array.from({ length: heldOutTrials }, (_, t) =>
-        limit(async () => {
-          const env = ctx.archive.envs.get(pair.envId)!;
-          const user = ctx.archive.users.get(pair.userId)!;
-          const r = await playRollout(
-            { runId: ctx.runId, runSeed: ctx.config.seed, rolloutId: `g${ctx.generation}-heldout-${pair.pairId}-t${t}`, generation: ctx.generation, pairId: pair.pairId, trial: t, hint: false, env, user, agent },
-            rolloutDepsOf(ctx, { 'coevolve.purpose': `heldout-${tag}` }),
-          );
-          return r.rewards.total;
-        }),
-      ),
-    );
-  const meanOf = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-  const [incumbentScores, candidateScores] = await Promise.all([Promise.all(plays(input.current, 'incumbent')), Promise.all(plays(candidate, 'candidate'))]);
-  const incumbent = meanOf(incumbentScores);
-  const challenger = meanOf(candidateScores);
-  const promoted = challenger > incumbent + promotionMargin;
-  return {
-    fromId: input.current.id,
-    toId: promoted ? candidate.id : input.current.id,
-    change: proposal.operator,
-    promoted,
-    heldOut: { incumbent: round4(incumbent), candidate: round4(challenger) },
-    candidate,
-    usage: proposal.usage,
-  };
 }
 
 function round4(x: number): number {

@@ -1,5 +1,6 @@
 import type { PairClass } from '../metrics/band.js';
 import type { PairStatsFull } from '../metrics/pairStats.js';
+import type { AgentConfig } from '../spec/agent.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
 
@@ -16,8 +17,45 @@ export interface PairEntry {
   /** Consecutive evaluations in the same out-of-band class, for retire/quarantine decisions. */
   streak: { class: PairClass; count: number };
   retired?: 'too_easy' | 'too_hard' | 'archive_full';
+  /** Confidently too hard for the current agent: kept aside, not played, back when the model predicts it is reachable. */
+  quarantined?: boolean;
   source: 'seed' | 'replay' | 'child';
+  /** No-hint plays of this pair (archive and screening plays) by agent id. */
+  plays?: Record<string, { successes: number; trials: number }>;
+  /** Generation whose plays were this child's first measurement after admission. */
+  firstMeasured?: number;
+  /** How the pair came to be (a move id, "repair" for a new pairing, "seed"). */
+  origin?: string;
 }
+
+/** The frozen held-out sets, drawn at run start: environment/user pairs never in the archive. */
+export interface FrozenSets {
+  source: 'generated' | 'seeds';
+  test: { envId: string; userId: string }[];
+  promotion: { envId: string; userId: string }[];
+}
+
+/** What the controller keeps between generations beyond the pairs: outcomes, agents, held-out scores, the race. */
+export interface Ledger {
+  /** No-hint outcomes by agent|env|user (selection plays only; the test set never enters). */
+  cells: Record<string, { successes: number; trials: number }>;
+  /** Agents in the order they became current, with their parents. */
+  agents: { id: string; parent: string | null }[];
+  /** Candidates that were raced (for the ability fit: they played the promotion set). */
+  candidates: { id: string; parent: string }[];
+  /** Per-play outcomes on the test set by agent id (the same rollout ids for every agent). */
+  testPlays: Record<string, (boolean | null)[]>;
+  /** Generation each agent's test plays were made in. */
+  testMeasuredAt?: Record<string, number>;
+  /** Per-play outcomes on promotion look L by agent id: `${agentId}|${look}`. */
+  promotionPlays: Record<string, (boolean | null)[]>;
+  race?: { candidate: AgentConfig; change: string; looks: number; wins: number; losses: number };
+  /** Admitted user children with their paired effect, for the running mean. */
+  userEffects: { userId: string; vsParent: number }[];
+  frozen?: FrozenSets;
+}
+
+export const emptyLedger = (): Ledger => ({ cells: {}, agents: [], candidates: [], testPlays: {}, promotionPlays: {}, userEffects: [] });
 
 /** The serialisable controller state at the end of a generation; resume starts from it. */
 export interface ArchiveSnapshot {
@@ -29,6 +67,8 @@ export interface ArchiveSnapshot {
   /** Pairs created by the last generation's mutations, played first in the next. */
   fresh: string[];
   nextPairNumber: number;
+  /** Absent in snapshots of version-1 runs. */
+  ledger?: Ledger;
 }
 
 /** The population under evolution. Specs are kept by id; every version is also in the run directory. */
@@ -38,6 +78,7 @@ export class Archive {
   readonly pairs = new Map<string, PairEntry>();
   fresh: string[] = [];
   nextPairNumber = 0;
+  ledger: Ledger = emptyLedger();
 
   addEnv(spec: EnvironmentSpec): void {
     this.envs.set(spec.id, spec);
@@ -56,8 +97,21 @@ export class Archive {
     return entry;
   }
 
+  /** Pairs in play: neither retired nor quarantined. */
   activePairs(): PairEntry[] {
-    return [...this.pairs.values()].filter((p) => !p.retired);
+    return [...this.pairs.values()].filter((p) => !p.retired && !p.quarantined);
+  }
+
+  /** Adds no-hint outcomes of a pair (archive or screening plays) to the pair and to the model's cells. */
+  addOutcomes(pair: PairEntry, agentId: string, successes: number, trials: number): void {
+    if (trials <= 0) return;
+    pair.plays ??= {};
+    const own = (pair.plays[agentId] ??= { successes: 0, trials: 0 });
+    own.successes += successes;
+    own.trials += trials;
+    const cell = (this.ledger.cells[`${agentId}|${pair.envId}|${pair.userId}`] ??= { successes: 0, trials: 0 });
+    cell.successes += successes;
+    cell.trials += trials;
   }
 
   record(pairId: string, generation: number, stats: PairStatsFull): void {
@@ -84,6 +138,7 @@ export class Archive {
       agentId,
       fresh: [...this.fresh],
       nextPairNumber: this.nextPairNumber,
+      ledger: structuredClone(this.ledger),
     };
   }
 
@@ -94,6 +149,7 @@ export class Archive {
     for (const p of snap.pairs) a.pairs.set(p.pairId, structuredClone(p));
     a.fresh = [...snap.fresh];
     a.nextPairNumber = snap.nextPairNumber;
+    a.ledger = snap.ledger ? structuredClone(snap.ledger) : emptyLedger();
     return a;
   }
 }

@@ -1,128 +1,168 @@
 import pLimit from 'p-limit';
-import type { Cancellation } from '../ports/cancellation.js';
-import type { Clock } from '../ports/clock.js';
 import type { Rng } from '../ports/rng.js';
-import type { SandboxBackend } from '../ports/sandbox.js';
 import { zeroUsage } from '../ports/model.js';
-import type { Direction, Proposal, Roles } from '../roles/ports.js';
-import { playRollout } from '../rollout/engine.js';
+import type { Proposal } from '../roles/ports.js';
+import type { RolloutRecord } from '../rollout/trajectory.js';
+import type { UserEffectEntry } from '../metrics/metricsSchema.js';
+import { pairPosterior } from '../metrics/pairEvidence.js';
+import { realismIndicators, realismViolations } from '../metrics/realismIndicators.js';
+import { meanWithInterval } from '../metrics/summaries.js';
 import { agentConfigSchema, type AgentConfig } from '../spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment.js';
-import type { RunConfig } from '../spec/run.js';
 import { userProfileSchema, type UserProfile } from '../spec/user.js';
-import type { PairStatsFull } from '../metrics/pairStats.js';
-import type { Archive, PairEntry } from './archive.js';
+import type { PairEntry } from './archive.js';
 import { environmentFingerprint } from './fingerprint.js';
-import { rolloutDepsOf, type GenerationContext } from './generationContext.js';
+import type { FrontierModel } from './frontierModel.js';
+import type { GenerationContext } from './generationContext.js';
+import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
+import { availableMoves, makeEnvironmentChild, makeUserChild } from './moves.js';
 import { realismProblems } from './realism.js';
+import { learnedEffects, planChildren, type ChildPlan } from './steering.js';
 import { validateEnvironment } from './validateEnvironment.js';
 
 export interface ChildOutcome {
-  kind: 'environment' | 'user';
+  kind: 'environment' | 'user' | 'pair';
   id: string;
   parent: string;
   operator: string;
   accepted: boolean;
-  /** Short machine-readable reason class ("oracle_failed", "duplicate", ...) and the human detail. */
+  /** Short machine-readable reason class ("oracle_failed", "screened_out", ...) and the human detail. */
   reason?: string;
   detail?: string;
-  /** The parent pair's success rate was in the band, for frontier yield. */
-  parentInBand: boolean;
+  /** The model's predicted success of the child for the current agent. */
+  predicted: number;
 }
 
 /** Children are proposed and validated within a generation's context. */
 export type ChildContext = GenerationContext;
 
-/**
- * Parents in order of need: too easy first (they must get harder), then frontier pairs at or above the band (small
- * harder steps, ACCEL-style), then hard pairs that hints do not rescue (easier), then frontier pairs below the band
- * (hard but learnable: eased a little, and also kept and replayed as they are).
- */
-export function chooseParents(stats: PairStatsFull[], count: number, band: { low: number }): { stats: PairStatsFull; direction: Direction }[] {
-  const byId = (a: PairStatsFull, b: PairStatsFull): number => a.pairId.localeCompare(b.pairId);
-  const easy = stats.filter((s) => s.class === 'too_easy').sort((a, b) => b.successRate - a.successRate || byId(a, b));
-  const upper = stats.filter((s) => s.class === 'frontier' && s.successRate >= band.low).sort((a, b) => b.fitness - a.fitness || byId(a, b));
-  const hard = stats.filter((s) => s.class === 'too_hard').sort((a, b) => a.successRate - b.successRate || byId(a, b));
-  const lower = stats.filter((s) => s.class === 'frontier' && s.successRate < band.low).sort((a, b) => a.successRate - b.successRate || byId(a, b));
-  const ordered = [
-    ...easy.map((s) => ({ stats: s, direction: 'harder' as const })),
-    ...upper.map((s) => ({ stats: s, direction: 'harder' as const })),
-    ...hard.map((s) => ({ stats: s, direction: 'easier' as const })),
-    ...lower.map((s) => ({ stats: s, direction: 'easier' as const })),
-  ];
-  const out: { stats: PairStatsFull; direction: Direction }[] = [];
-  for (let i = 0; out.length < count && ordered.length > 0 && i < count * 2; i++) out.push(ordered[i % ordered.length]!);
-  return out;
+/** Screening and user-effect rules (ARCHITECTURE.md, "Steering"). */
+export const childRules = { screeningPlays: 4, userEffectPlays: 3, userEffectEnvironments: 2 } as const;
+
+export interface PopulationOutcome {
+  outcomes: ChildOutcome[];
+  fresh: PairEntry[];
+  userEffects: UserEffectEntry[];
+  realism: { userId: string; indicators: ReturnType<typeof realismIndicators>; violations: string[] }[];
 }
 
 type Candidate =
-  | { outcome: ChildOutcome; kind: 'environment'; spec?: EnvironmentSpec; userId: string }
-  | { outcome: ChildOutcome; kind: 'user'; user?: UserProfile; envId: string };
+  | { outcome: ChildOutcome; kind: 'environment'; spec?: EnvironmentSpec; userId: string; screen?: { successes: number; trials: number } }
+  | { outcome: ChildOutcome; kind: 'user'; user?: UserProfile; envId: string; screen?: { successes: number; trials: number }; effect?: UserEffectEntry; realism?: PopulationOutcome['realism'][number] }
+  | { outcome: ChildOutcome; kind: 'pair'; envId: string; userId: string; screen?: { successes: number; trials: number } };
 
 /**
- * Proposes, validates and admits children; every rejection comes back with its reason. Proposals and their sandbox
- * validation run concurrently (up to the run's concurrency); admission then goes in parent order, so the archive,
- * pair ids and duplicate checks between siblings do not depend on which validation finished first.
+ * Plans children from the fitted model (steering.ts), makes and validates them, screens each on a few plays with the
+ * current agent, and admits in plan order (so ids and duplicate checks never depend on which validation finished
+ * first). Every refusal comes back with its reason.
  */
-export async function evolvePopulation(ctx: ChildContext, stats: PairStatsFull[]): Promise<{ outcomes: ChildOutcome[]; fresh: PairEntry[] }> {
-  const parents = chooseParents(stats, ctx.config.population.childrenPerGeneration, ctx.config.band);
+export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, agent: AgentConfig): Promise<PopulationOutcome> {
+  const count = ctx.config.population.childrenPerGeneration;
+  // Generated held-out environments are never parents nor paired; with `source: seeds` the seeds are the archive.
+  const sets = ctx.archive.ledger.frozen;
+  const frozen = new Set(sets?.source === 'generated' ? [...sets.test, ...sets.promotion].map((p) => p.envId) : []);
+  const plans = planChildren({
+    pairs: [...ctx.archive.pairs.values()],
+    envs: ctx.archive.envs,
+    users: ctx.archive.users,
+    excludedEnvs: frozen,
+    fit: model.fit,
+    agentId: agent.id,
+    inBand: (p) => {
+      const post = model.posterior.get(p.pairId);
+      return post !== undefined && post.mean >= ctx.config.band.low && post.mean <= ctx.config.band.high;
+    },
+    userRoot: model.userRoot,
+    envMoves: (e) => availableMoves(ctx.roles.designer, e),
+    userMoves: (u) => availableMoves(ctx.roles.userEvolver, u),
+    effects: learnedEffects(ctx.archive.envs, ctx.archive.users, model.fit),
+    count,
+    maxUserChildren: Math.max(1, Math.floor(count / 4)),
+    maxRepairs: Math.floor(count / 3),
+    centre: (ctx.config.band.low + ctx.config.band.high) / 2,
+  });
   const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
-  const limit = pLimit(ctx.config.concurrency);
-  const planned = parents.map((parent, i) => ({ parent, rng: ctx.rng.fork(`child-${i}`) }));
-  const candidates = await Promise.all(planned.map(({ parent, rng }) => limit(() => proposeChild(ctx, parent, rng, fingerprints))));
+  const limit = pLimit(Math.max(1, Math.ceil(ctx.config.concurrency / 2)));
+  const candidates = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
 
-  const outcomes: ChildOutcome[] = [];
-  const fresh: PairEntry[] = [];
+  const out: PopulationOutcome = { outcomes: [], fresh: [], userEffects: [], realism: [] };
   for (const c of candidates) {
-    if (!c) continue;
-    if (c.kind === 'environment' && c.spec) {
-      const fp = environmentFingerprint(c.spec);
-      if (ctx.archive.envs.has(c.spec.id) || fingerprints.has(fp)) {
-        outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: 'same task as a sibling admitted before it' });
+    if (c.kind === 'user') {
+      if (c.effect) out.userEffects.push({ ...c.effect, admitted: c.outcome.accepted });
+      if (c.realism) out.realism.push(c.realism);
+    }
+    if (!c.outcome.accepted) {
+      out.outcomes.push(c.outcome);
+      continue;
+    }
+    let pair: PairEntry;
+    if (c.kind === 'environment') {
+      const fp = environmentFingerprint(c.spec!);
+      if (ctx.archive.envs.has(c.spec!.id) || fingerprints.has(fp)) {
+        out.outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: 'same task as a sibling admitted before it' });
         continue;
       }
       fingerprints.add(fp);
-      ctx.archive.addEnv(c.spec);
-      fresh.push(ctx.archive.addPair(c.spec.id, c.userId, 'child'));
-    } else if (c.kind === 'user' && c.user) {
-      if (ctx.archive.users.has(c.user.id)) {
-        outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: `id ${c.user.id} already in the archive` });
+      ctx.archive.addEnv(c.spec!);
+      pair = ctx.archive.addPair(c.spec!.id, c.userId, 'child');
+    } else if (c.kind === 'user') {
+      if (ctx.archive.users.has(c.user!.id)) {
+        out.outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: `id ${c.user!.id} already in the archive` });
         continue;
       }
-      ctx.archive.addUser(c.user);
-      fresh.push(ctx.archive.addPair(c.envId, c.user.id, 'child'));
+      ctx.archive.addUser(c.user!);
+      pair = ctx.archive.addPair(c.envId, c.user!.id, 'child');
+      if (c.effect) ctx.archive.ledger.userEffects.push({ userId: c.user!.id, vsParent: c.effect.vsParent.mean });
+    } else {
+      pair = ctx.archive.addPair(c.envId, c.userId, 'child');
     }
-    outcomes.push(c.outcome);
+    pair.origin = c.outcome.operator;
+    if (c.screen) ctx.archive.addOutcomes(pair, agent.id, c.screen.successes, c.screen.trials);
+    out.fresh.push(pair);
+    out.outcomes.push(c.outcome);
   }
-  return { outcomes, fresh };
+  return out;
 }
 
-/** One parent's child: proposed by the designer or the user evolver, then validated; not yet admitted. */
-async function proposeChild(ctx: ChildContext, parent: { stats: PairStatsFull; direction: Direction }, rng: Rng, fingerprints: ReadonlySet<string>): Promise<Candidate | undefined> {
-  const env = ctx.archive.envs.get(parent.stats.envId);
-  const user = ctx.archive.users.get(parent.stats.userId);
-  if (!env || !user) return undefined;
-  const parentInBand = parent.stats.class === 'frontier';
-  const pairStats = { successRate: parent.stats.successRate, regret: parent.stats.regret, plays: parent.stats.plays, meanReward: parent.stats.meanReward };
-  // Mostly environments; users evolve too, more slowly, and only toward harder: simulated users are already too
-  // cooperative compared with real ones (Sim2Real), so a pair that is too hard is eased through its environment.
-  const evolveUser = parent.direction === 'harder' && rng.chance(0.5);
-  if (!evolveUser) {
-    const proposal = await guarded(ctx, 'designer', () => ctx.roles.designer.propose({ parent: env, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
-    if (!proposal.ok) {
-      return { kind: 'environment', userId: user.id, outcome: { kind: 'environment', id: `${env.id}~${proposal.operator}`, parent: env.id, operator: proposal.operator, accepted: false, reason: 'designer_failed', detail: proposal.reason, parentInBand } };
-    }
+async function childOf(ctx: ChildContext, plan: ChildPlan, agent: AgentConfig, rng: Rng, fingerprints: ReadonlySet<string>): Promise<Candidate> {
+  if (plan.kind === 'repair') {
+    const outcome: ChildOutcome = { kind: 'pair', id: `${plan.envId}+${plan.userId}`, parent: plan.envId, operator: 'repair', accepted: true, predicted: plan.predicted };
+    const screen = await screenPair(ctx, ctx.archive.users.get(plan.userId)!, ctx.archive.envs.get(plan.envId)!, agent, plan.envId);
+    return { kind: 'pair', envId: plan.envId, userId: plan.userId, outcome: screened(ctx, outcome, screen, plan.predicted), screen };
+  }
+  const env = ctx.archive.envs.get(plan.parent.envId)!;
+  const user = ctx.archive.users.get(plan.parent.userId)!;
+  const own = plan.parent.plays?.[agent.id];
+  const stats = { successRate: own && own.trials ? own.successes / own.trials : plan.predicted, regret: plan.parent.lastStats?.regret ?? 0, plays: own?.trials ?? 0, meanReward: plan.parent.lastStats?.meanReward ?? 0 };
+  const signal = ctx.signal ? { signal: ctx.signal } : {};
+  if (plan.kind === 'environment') {
+    const proposal = await guarded(ctx, 'designer', () => makeEnvironmentChild(ctx.roles.designer, { parent: env, move: plan.move, stats, generation: ctx.generation + 1, rng, ...signal }));
+    const base = { kind: 'environment' as const, parent: env.id, operator: proposal.operator, predicted: plan.predicted };
+    if (!proposal.ok) return { kind: 'environment', userId: user.id, outcome: { ...base, id: `${env.id}~${proposal.operator}`, accepted: false, reason: 'designer_failed', detail: proposal.reason } };
     const verdict = await admitEnvironment(ctx, proposal.child, fingerprints);
-    const outcome: ChildOutcome = { kind: 'environment', id: proposal.child.id, parent: env.id, operator: proposal.operator, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }), parentInBand };
-    return { kind: 'environment', userId: user.id, outcome, ...(verdict.ok ? { spec: verdict.spec } : {}) };
+    const outcome: ChildOutcome = { ...base, id: proposal.child.id, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }) };
+    if (!verdict.ok) return { kind: 'environment', userId: user.id, outcome };
+    const screen = await screenPair(ctx, user, verdict.spec, agent, verdict.spec.id);
+    return { kind: 'environment', userId: user.id, spec: verdict.spec, outcome: screened(ctx, outcome, screen, plan.predicted), screen };
   }
-  const proposal = await guarded(ctx, 'user evolver', () => ctx.roles.userEvolver.propose({ parent: user, direction: parent.direction, stats: pairStats, generation: ctx.generation + 1, rng, ...(ctx.signal ? { signal: ctx.signal } : {}) }));
-  if (!proposal.ok) {
-    return { kind: 'user', envId: env.id, outcome: { kind: 'user', id: `${user.id}~${proposal.operator}`, parent: user.id, operator: proposal.operator, accepted: false, reason: 'evolver_failed', detail: proposal.reason, parentInBand } };
+  const proposal = await guarded(ctx, 'user evolver', () => makeUserChild(ctx.roles.userEvolver, { parent: user, move: plan.move, stats, generation: ctx.generation + 1, rng, ...signal }));
+  const base = { kind: 'user' as const, parent: user.id, operator: proposal.operator, predicted: plan.predicted };
+  if (!proposal.ok) return { kind: 'user', envId: env.id, outcome: { ...base, id: `${user.id}~${proposal.operator}`, accepted: false, reason: 'evolver_failed', detail: proposal.reason } };
+  return admitUser(ctx, proposal.child, user, env, agent, base);
+}
+
+/** A few plays of the child pair with the current agent; refused when they make it confidently out of band. */
+async function screenPair(ctx: ChildContext, user: UserProfile, env: EnvironmentSpec, agent: AgentConfig, tag: string): Promise<{ successes: number; trials: number }> {
+  const plays: MeasurementPlay[] = Array.from({ length: childRules.screeningPlays }, (_, t) => ({ rolloutId: `g${ctx.generation}-screen-${tag}-${user.id}-t${t}`, env, user, agent, trial: t }));
+  return countOutcomes((await playMeasurements(ctx, plays, 'screening')).map(outcomeOf));
+}
+
+function screened(ctx: ChildContext, outcome: ChildOutcome, screen: { successes: number; trials: number }, predicted: number): ChildOutcome {
+  const post = pairPosterior([{ age: 0, ...screen }], predicted, ctx.config.band);
+  if (post.class === 'too_easy' || post.class === 'too_hard') {
+    return { ...outcome, accepted: false, reason: 'screened_out', detail: `${screen.successes}/${screen.trials} screening plays (model predicted ${Math.round(predicted * 100)}%): ${post.class.replace('_', ' ')} with probability ${Math.round(100 * Math.max(post.pAbove, post.pBelow))}%` };
   }
-  const verdict = await admitUser(ctx, proposal.child, env);
-  const outcome: ChildOutcome = { kind: 'user', id: proposal.child.id, parent: user.id, operator: proposal.operator, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }), parentInBand };
-  return { kind: 'user', envId: env.id, outcome, ...(verdict.ok ? { user: verdict.user } : {}) };
+  return outcome;
 }
 
 /** A role that fails (a model that stays down past its retries) costs one child, never the run. */
@@ -150,33 +190,66 @@ async function admitEnvironment(ctx: ChildContext, candidate: EnvironmentSpec, f
   return { ok: true, spec };
 }
 
-/** The realism gate: knobs inside human-like bounds, and a reference play that knows the task still satisfies the user. */
-async function admitUser(ctx: ChildContext, candidate: UserProfile, env: EnvironmentSpec): Promise<Verdict<{ user: UserProfile }>> {
+/**
+ * The user gate: knobs inside the human-like bounds; then the child, its parent and the cooperative reference user
+ * play the same environments on the same rollout ids (the paired user effect); the child's realism indicators must be
+ * within their bounds, a reference play with the hint must satisfy it, and it must be harder than its parent.
+ */
+async function admitUser(ctx: ChildContext, candidate: UserProfile, parent: UserProfile, env: EnvironmentSpec, agent: AgentConfig, base: Omit<ChildOutcome, 'id' | 'accepted'>): Promise<Candidate> {
+  const refuse = (id: string, reason: string, detail: string, extra: Partial<Extract<Candidate, { kind: 'user' }>> = {}): Candidate => ({ kind: 'user', envId: env.id, outcome: { ...base, id, accepted: false, reason, detail }, ...extra });
   const parsed = userProfileSchema.safeParse(candidate);
-  if (!parsed.success) return { ok: false, reason: 'invalid_spec', detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  if (!parsed.success) return refuse(`${parent.id}~${base.operator}`, 'invalid_spec', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const user = parsed.data;
-  if (ctx.archive.users.has(user.id)) return { ok: false, reason: 'duplicate', detail: `id ${user.id} already in the archive` };
+  if (ctx.archive.users.has(user.id)) return refuse(user.id, 'duplicate', `id ${user.id} already in the archive`);
   const problems = realismProblems(user);
-  if (problems.length > 0) return { ok: false, reason: 'realism_bounds', detail: problems.join('; ') };
-  const record = await playRollout(
-    {
-      runId: ctx.runId,
-      runSeed: ctx.config.seed,
-      rolloutId: `g${ctx.generation}-realism-${user.id}`,
-      generation: ctx.generation,
-      pairId: 'realism',
-      trial: 0,
-      hint: true,
-      env,
-      user,
-      agent: referenceAgent(),
-    },
-    rolloutDepsOf(ctx),
-  );
-  if (!record.success) {
-    return { ok: false, reason: 'realism_unsatisfiable', detail: `a reference play with the hint did not satisfy the user (${record.userRating?.stopReason ?? record.status}: ${record.userRating?.reason ?? record.error ?? ''})` };
+  if (problems.length > 0) return refuse(user.id, 'realism_bounds', problems.join('; '));
+
+  const envs = userEffectEnvironments(ctx, env);
+  const reference = cooperativeReferenceUser();
+  const playsOf = (u: UserProfile): MeasurementPlay[] => envs.flatMap((e) => Array.from({ length: childRules.userEffectPlays }, (_, t) => ({ rolloutId: `g${ctx.generation}-ueff-${user.id}-${e.id}-t${t}`, env: e, user: u, agent, trial: t })));
+  const [childRecords, parentRecords, referenceRecords, referencePlay] = await Promise.all([
+    playMeasurements(ctx, playsOf(user), 'user-effect'),
+    playMeasurements(ctx, playsOf(parent), 'user-effect'),
+    playMeasurements(ctx, playsOf(reference), 'user-effect'),
+    playMeasurements(ctx, [{ rolloutId: `g${ctx.generation}-realism-${user.id}`, env, user, agent: referenceAgent(), trial: 0, hint: true }], 'realism'),
+  ]);
+  const diffs = (a: RolloutRecord[], b: RolloutRecord[]): number[] => a.flatMap((r, i) => (outcomeOf(r) === null || outcomeOf(b[i]!) === null ? [] : [(r.success ? 1 : 0) - (b[i]!.success ? 1 : 0)]));
+  const vsParent = meanWithInterval(diffs(parentRecords, childRecords));
+  const vsReference = meanWithInterval(diffs(referenceRecords, childRecords));
+  const effect: UserEffectEntry = { userId: user.id, parentId: parent.id, generation: ctx.generation, environments: envs.length, plays: vsParent.n, vsParent: { mean: vsParent.mean, ci: vsParent.ci }, vsReference: { mean: vsReference.mean, ci: vsReference.ci }, admitted: false };
+  const indicators = realismIndicators(childRecords, referencePlay[0]!.success);
+  const violations = realismViolations(indicators);
+  const realism = { userId: user.id, indicators, violations };
+  if (violations.length > 0) return refuse(user.id, 'realism_unsatisfiable', violations.join('; '), { effect, realism });
+  if (vsParent.mean <= 0) return refuse(user.id, 'not_harder', `on ${vsParent.n} paired plays the child succeeded as often as its parent or more (effect ${vsParent.mean.toFixed(2)})`, { effect, realism });
+  const onParentEnv = childRecords.filter((r) => r.envId === env.id).map(outcomeOf);
+  const screen = countOutcomes(onParentEnv);
+  const outcome = screened(ctx, { ...base, id: user.id, accepted: true }, screen, base.predicted);
+  return { kind: 'user', envId: env.id, user, outcome, screen, effect, realism };
+}
+
+/** The parent pair's environment and the next active environments of other families, in id order. */
+function userEffectEnvironments(ctx: ChildContext, env: EnvironmentSpec): EnvironmentSpec[] {
+  const out = [env];
+  const families = new Set([env.family]);
+  for (const p of ctx.archive.activePairs().sort((a, b) => a.envId.localeCompare(b.envId))) {
+    if (out.length >= childRules.userEffectEnvironments) break;
+    const e = ctx.archive.envs.get(p.envId);
+    if (e && !families.has(e.family)) {
+      families.add(e.family);
+      out.push(e);
+    }
   }
-  return { ok: true, user };
+  return out;
+}
+
+/** The cooperative reference user of the user effect: answers everything at once, precisely, patiently. */
+export function cooperativeReferenceUser(): UserProfile {
+  return userProfileSchema.parse({
+    apiVersion: 'coevolve/v1', kind: 'User', id: 'cooperative-reference',
+    persona: { name: 'Reference', background: 'Knows the task and tells everything.', expertise: 'intermediate', style: 'plain' },
+    behavior: { cooperativeness: 1, patience: 40, disclosure: 'upfront', ambiguity: 0, errorReaction: 'calm', nonCollaborative: [], verbosity: 0.5 },
+  });
 }
 
 /** The strongest agent we can field without a model: asks everything, explores, verifies, persists. */

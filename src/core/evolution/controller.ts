@@ -13,7 +13,10 @@ import type { EnvironmentSpec } from '../spec/environment.js';
 import type { RunConfig } from '../spec/run.js';
 import type { UserProfile } from '../spec/user.js';
 import { inBand } from '../metrics/band.js';
-import { generationMetrics, type GenerationMetrics } from '../metrics/generationMetrics.js';
+import { evidenceNeed } from '../metrics/pairEvidence.js';
+import { generationMetrics } from '../metrics/generationMetrics.js';
+import { generationMetricsVersion, type GenerationMetrics } from '../metrics/metricsSchema.js';
+import { realismIndicatorBounds } from '../metrics/realismIndicators.js';
 import { pairStats, type PairStatsFull } from '../metrics/pairStats.js';
 import { evolveAgent } from './agentEvolution.js';
 import { Archive, type PairEntry } from './archive.js';
@@ -21,13 +24,17 @@ import { evolvePopulation } from './children.js';
 import type { ControllerProgress, RunHistory, TrainerHookRunner } from './controllerPorts.js';
 import { rolloutDepsOf, type GenerationContext } from './generationContext.js';
 import { planGeneration } from './plan.js';
+import { drawFrozenSets, selectByEvidence, type HeldOutSeeds } from './frontierSelection.js';
+import { buildFrontierModel } from './frontierModel.js';
+import { frontierFields, meanUserEffect } from './frontierMetrics.js';
+import { testSetMetrics } from './testSet.js';
 
 export interface ControllerDeps {
   config: RunConfig;
   recorder: RunRecorder;
   backend: SandboxBackend;
   roles: Roles;
-  seeds: { environments: EnvironmentSpec[]; users: UserProfile[] };
+  seeds: { environments: EnvironmentSpec[]; users: UserProfile[]; heldOut?: HeldOutSeeds };
   /** Present when resuming: what the run directory already holds. */
   history?: RunHistory;
   hook?: TrainerHookRunner;
@@ -100,6 +107,8 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     }
     // Seed pairs: every environment with every user, in a fixed order; PLR picks among them.
     for (const e of deps.seeds.environments) for (const u of deps.seeds.users) archive.addPair(e.id, u.id, 'seed');
+    archive.ledger.agents.push({ id: agent.id, parent: null });
+    archive.ledger.frozen = await drawFrozenSets(archive, deps.seeds, recorder);
   }
 
   const allMetrics: GenerationMetrics[] = [];
@@ -120,7 +129,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
   async function playGeneration(g: number): Promise<GenerationMetrics> {
     const t0 = clock.now();
     const rng = createRng(`${config.seed}/g${g}`);
-    const ctx: GenerationContext = { generation: g, config, archive, roles: deps.roles, backend: deps.backend, clock, rng, labels, runId, ...(deps.signal ? { signal: deps.signal } : {}) };
+    const ctx: GenerationContext = { generation: g, config, archive, roles: deps.roles, backend: deps.backend, clock, rng, labels, runId, playedIds: [], ...(deps.signal ? { signal: deps.signal } : {}) };
     const pairs = planGeneration(archive, g, config, rng.fork('plan'));
     await emitOnce({ type: 'generation.started', generation: g, agentId: agent.id, pairs: pairs.map((p) => ({ pairId: p.pairId, envId: p.envId, userId: p.userId, source: p.lastPlayed >= 0 ? 'replay' : p.source })) });
 
@@ -158,24 +167,39 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     // Score: in plan order, so metrics never depend on completion order.
     const ordered = plans.map((p) => records.get(p.rolloutId)!);
     const stats: PairStatsFull[] = pairs.map((p) => pairStats(p, ordered.filter((r) => r.pairId === p.pairId).map(summarizeRollout), config));
-    stats.forEach((s) => archive.record(s.pairId, g, s));
-    const freshPlayed = new Set(archive.fresh);
-    const childrenInBand = stats.filter((s) => freshPlayed.has(s.pairId) && inBand(s.successRate, config.band)).length;
+    const firstMeasure = { measured: 0, inBand: 0 };
+    for (const s of stats) {
+      archive.record(s.pairId, g, s);
+      const pair = archive.pairs.get(s.pairId)!;
+      archive.addOutcomes(pair, agent.id, s.successes, s.plays);
+      if (pair.source === 'child' && pair.firstMeasured === undefined && s.plays > 0) {
+        pair.firstMeasured = g;
+        firstMeasure.measured++;
+        if (inBand(s.successRate, config.band)) firstMeasure.inBand++;
+      }
+    }
     archive.fresh = archive.fresh.filter((id) => !pairs.some((p) => p.pairId === id));
 
-    // Select: retire what stayed out of band for two evaluations (too easy: solved; too hard with no regret: broken or hopeless).
+    // Select from pooled evidence: retire what is confidently too easy, quarantine what is confidently too hard,
+    // bring back quarantined pairs the current agent may reach now.
+    const model = buildFrontierModel(archive, agent.id, config.band);
     let retired = 0;
-    for (const p of archive.activePairs()) {
-      if (p.streak.count >= 2 && p.streak.class !== 'frontier') {
-        p.retired = p.streak.class;
-        retired++;
-        await emitOnce({ type: 'spec.retired', kind: 'environment', id: `${p.envId}@${p.pairId}`, reason: p.streak.class, generation: g });
-      }
+    for (const change of selectByEvidence(archive, model, config.population.minArchive)) {
+      if (change.to === 'retired' || change.to === 'quarantined') retired++;
+      if (change.to !== 'active') await emitOnce({ type: 'spec.retired', kind: 'environment', id: `${change.pair.envId}@${change.pair.pairId}`, reason: change.to === 'retired' ? 'too_easy' : 'too_hard', generation: g });
+    }
+
+    // Replay spends plays where the evidence is least decided (the PLR score).
+    for (const p of archive.pairs.values()) {
+      const post = model.posterior.get(p.pairId);
+      if (post) p.score = evidenceNeed(post);
     }
 
     deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving population' });
-    const { outcomes, fresh } = await evolvePopulation({ ...ctx, rng: rng.fork('children') }, stats);
+    const population = await evolvePopulation({ ...ctx, rng: rng.fork('children') }, model, agent);
+    const outcomes = population.outcomes;
     for (const o of outcomes) {
+      if (o.kind === 'pair') continue;
       if (o.accepted) {
         if (o.kind === 'environment') await recorder.writeEnvironment(archive.envs.get(o.id)!);
         else await recorder.writeUser(archive.users.get(o.id)!);
@@ -184,12 +208,14 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
         await emitOnce({ type: 'child.rejected', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, reason: `${o.reason}: ${o.detail ?? ''}`.slice(0, 2000), generation: g });
       }
     }
-    archive.fresh.push(...fresh.map((p) => p.pairId));
+    archive.fresh.push(...population.fresh.map((p) => p.pairId));
     retired += capArchive(archive, config.population.maxArchive);
     throwIfCancelled(deps.signal);
 
+    // No agent is promoted after the last generation: the final agent is the one the final archive was measured with.
+    const playedBy = agent;
     deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving agent' });
-    const update = await evolveAgent({ ...ctx, rng: rng.fork('agent') }, { current: agent, records: ordered });
+    const update = g < config.generations - 1 ? await evolveAgent({ ...ctx, rng: rng.fork('agent') }, { current: agent, records: ordered }) : undefined;
     if (update) {
       if (update.promoted && update.candidate) {
         agent = update.candidate;
@@ -197,6 +223,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
       }
       await emitOnce({ type: 'agent.updated', generation: g, fromId: update.fromId, toId: update.toId, change: update.change, promoted: update.promoted, ...(update.heldOut ? { heldOut: update.heldOut } : {}) });
     }
+    const test = await testSetMetrics(ctx, agent, update?.promoted ? playedBy.id : null);
     throwIfCancelled(deps.signal);
 
     if (config.trainerHook && deps.hook && !seen.has(`hook.finished|${g}`)) {
@@ -213,7 +240,8 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
 
     const rejections: Record<string, number> = {};
     for (const o of outcomes) if (!o.accepted && o.reason) rejections[o.reason] = (rejections[o.reason] ?? 0) + 1;
-    const metrics = generationMetrics({
+    const accepted = outcomes.filter((o) => o.accepted).length;
+    const base = generationMetrics({
       index: g,
       config,
       records: ordered,
@@ -221,10 +249,27 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
       envs: unique(pairs.map((p) => archive.envs.get(p.envId)!)),
       users: unique(pairs.map((p) => archive.users.get(p.userId)!)),
       archiveEnvs: archive.activeEnvs(),
-      children: { proposed: outcomes.length, accepted: outcomes.filter((o) => o.accepted).length, inBandChildren: childrenInBand, rejections, added: outcomes.filter((o) => o.accepted).length, retired },
+      children: { proposed: outcomes.length, accepted, inBandChildren: firstMeasure.inBand, rejections, added: accepted, retired },
       agent: { id: agent.id, changed: update?.promoted ?? false, ...(update ? { change: update.change } : {}), genes: agent.genes },
       durationMs: clock.now() - t0,
     });
+    // Version-2 figures, from a model refitted with the children's screening plays, for the agent that played.
+    const measured = frontierFields(archive, buildFrontierModel(archive, playedBy.id, config.band), config, unique(pairs.map((p) => archive.envs.get(p.envId)!)));
+    const metrics: GenerationMetrics = {
+      ...base,
+      metricsVersion: generationMetricsVersion,
+      frontierYield: {
+        proposed: outcomes.length, accepted, inBand: firstMeasure.inBand, measured: firstMeasure.measured,
+        share: firstMeasure.measured ? firstMeasure.inBand / firstMeasure.measured : 0,
+        admittedShare: outcomes.length ? accepted / outcomes.length : 0,
+        screenedOut: outcomes.filter((o) => o.reason === 'screened_out').length,
+      },
+      ...measured,
+      heldOut: { test, promotion: update?.promotion ?? null },
+      userEffect: { users: population.userEffects, meanVsParent: meanUserEffect(archive) },
+      realism: { bounds: realismIndicatorBounds, users: population.realism, allWithin: population.realism.every((r) => r.violations.length === 0 || !population.userEffects.find((u) => u.userId === r.userId)?.admitted) },
+    };
+    await recorder.writeArtifact(`ids/g${gen4(g)}.json`, JSON.stringify(ctx.playedIds ?? []));
     await recorder.writeGenerationMetrics(g, metrics);
     await recorder.writeArtifact(snapshotPath(g), JSON.stringify(archive.snapshot(g, agent.id)));
     await emitOnce({ type: 'generation.finished', generation: g });

@@ -20,6 +20,8 @@ export interface GenerationContext {
   labels: Record<string, string>;
   runId: string;
   signal?: Cancellation;
+  /** Ids of the generation's measurement plays (held-out, screening, realism, user effect), written to artifacts/ids/. */
+  playedIds?: string[];
 }
 
 /** The rollout engine's dependencies for any play of this generation (plain, validation, realism, held-out). */

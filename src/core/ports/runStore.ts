@@ -20,6 +20,8 @@ export interface RunManifest {
   configPath?: string;
   /** Labels of the role implementations, e.g. "builtin heuristic agent" or "llm:vllm/qwen3". */
   roles: Record<string, string>;
+  /** "eval" for a directory written by `coevolve eval` (its result is `artifacts/eval.json`); absent for a run. */
+  kind?: 'run' | 'eval';
 }
 
 export type ChildKind = 'environment' | 'user';

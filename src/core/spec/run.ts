@@ -110,10 +110,11 @@ export const runConfigSchema = z
         replayShare: z.number().min(0).max(1).default(0.5).describe('Share of pairs drawn from the archive by PLR replay (the rest are fresh children).'),
         stalenessMix: z.number().min(0).max(1).default(0.2).describe('PLR staleness mixing coefficient.'),
         maxArchive: z.number().int().min(1).max(100000).default(200).describe('Archive size cap.'),
+        minArchive: z.number().int().min(0).max(100000).default(0).describe('Active pairs below which nothing is retired or quarantined, so the archive cannot shrink to look in band.'),
       })
       .default({
         environments: [], users: [], builtinFamilies: [], builtinLevel: 1, pairsPerGeneration: 8,
-        childrenPerGeneration: 4, replayShare: 0.5, stalenessMix: 0.2, maxArchive: 200,
+        childrenPerGeneration: 4, replayShare: 0.5, stalenessMix: 0.2, maxArchive: 200, minArchive: 0,
       })
       .describe('Initial population and archive sizes.'),
     k: z.number().int().min(1).max(64).default(4).describe('Rollouts per pair without hint.'),

@@ -1,0 +1,118 @@
+// The outside measurement of the co-evolution loop (issue 12). Prints a per-seed table, the means and a JSON line;
+// never asserts. The rules are fixed here and in ARCHITECTURE.md ("Measurement rules") before any tuning:
+//   - seeds 1, 2, 3, 4, 5 and 2026, the demo config (environments/demo.run.yaml), bubblewrap;
+//   - each seed runs 10 generations; the 5-generation figures are read on the archive after generation 4 with the
+//     agent that played generation 4 (what the 5-generation demo ends with: generations 0-4 are the same plays and
+//     the same children, and the demo promotes no agent after its last generation);
+//   - `coevolve eval` plays n = 20 fresh rollouts per pair (ids checked disjoint from the run's); a pair is in band when
+//     its point estimate is in [0.4, 0.6]; the archive may not be smaller than the version-1 demo's for that seed;
+//   - agent gain = frozen test-set success after generation 9 minus after generation 0 (the test set decides nothing);
+//   - "rising" difficulty: a generation's mean measured archive difficulty above the previous one's by more than its se;
+//   - user effect = parent minus child success of every evolved user of the final archive, same fresh ids (eval).
+//   node --import=tsx bench/efficacy/run.ts [--seeds 1,2] [--generations 10] [--keep DIR]
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { EvalResult, GenerationMetrics } from '../../src/core/metrics/metricsSchema.js';
+import { meanWithInterval } from '../../src/core/metrics/summaries.js';
+
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const seeds = (arg('--seeds') ?? '1,2,3,4,5,2026').split(',').map(Number);
+const generations = Number(arg('--generations') ?? 10);
+const shortAt = 4;
+/** Final active archive of the version-1 demo (commit b8f2104, same seeds, bwrap): the size the archive must keep. */
+const v1ArchiveSize: Record<number, number> = { 1: 34, 2: 35, 3: 32, 4: 35, 5: 33, 2026: 33 };
+const cli = resolve('dist/cli.js');
+const config = resolve('environments/demo.run.yaml');
+const keep = arg('--keep');
+const work = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'coevolve-efficacy-'));
+
+function run(args: string[]): string {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`coevolve ${args.join(' ')} failed (${r.status}):\n${r.stderr.slice(-3000)}`);
+  return r.stdout;
+}
+
+interface SeedFigures {
+  seed: number;
+  archive: number;
+  v1Archive: number;
+  inBand: number;
+  meanAbs: number;
+  loopInBand: number;
+  difficulty: { mean: number; se: number }[];
+  risingSteps: number;
+  heldOut: number[];
+  gain: number;
+  promotions: number;
+  worsePromotions: number;
+  userEffects: number[];
+  realismOutside: number;
+  inBandFinal: number;
+}
+
+function seedFigures(seed: number): SeedFigures {
+  const out = join(work, `seed-${seed}`);
+  const existing = existsSync(out) ? readdirSync(out).find((d) => d.startsWith('demo-')) : undefined;
+  if (!existing) run(['run', config, '--backend', 'bwrap', '--seed', String(seed), '--generations', String(generations), '--out', out]);
+  const runDir = join(out, readdirSync(out).find((d) => d.startsWith('demo-'))!);
+  const report = JSON.parse(run(['report', runDir, '--json'])) as { generations: GenerationMetrics[] };
+  const gens = report.generations;
+  const evalAt = (extra: string[]): EvalResult => JSON.parse(run(['eval', runDir, '--backend', 'bwrap', '--n', '20', '--json', '--out', join(out, 'evals'), ...extra])) as EvalResult;
+  const short = evalAt(['--generation', String(shortAt), '--agent', String(shortAt)]);
+  const final = evalAt(['--no-user-effect']);
+  const difficulty = gens.slice(0, shortAt + 1).map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
+  const risingSteps = difficulty.slice(1).filter((d, i) => d.mean - difficulty[i]!.mean > d.se).length;
+  const heldOut = gens.map((g) => g.heldOut.test?.score.success ?? Number.NaN);
+  const promotions = gens.filter((g) => g.heldOut.promotion?.decision === 'promoted');
+  const worse = gens.filter((g) => g.agent.changed && g.heldOut.test?.vsPrevious?.worse).length;
+  const users = short.userEffect?.users ?? [];
+  return {
+    seed,
+    archive: short.summary.pairs,
+    v1Archive: v1ArchiveSize[seed] ?? Number.NaN,
+    inBand: short.summary.inBandShare,
+    meanAbs: short.summary.meanAbsDistance,
+    loopInBand: gens[shortAt]!.archiveBand.inBandShare,
+    difficulty,
+    risingSteps,
+    heldOut,
+    gain: heldOut[heldOut.length - 1]! - heldOut[0]!,
+    promotions: promotions.length,
+    worsePromotions: worse,
+    userEffects: users.map((u) => u.vsParent.mean),
+    realismOutside: users.filter((u) => u.realismViolations.length > 0).length,
+    inBandFinal: final.summary.inBandShare,
+  };
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
+const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '—');
+const rows: SeedFigures[] = [];
+for (const seed of seeds) {
+  process.stderr.write(`seed ${seed}: ${generations} generations, then eval (load average ${loadavg()[0]!.toFixed(1)})\n`);
+  rows.push(seedFigures(seed));
+}
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+console.log(`# bench:efficacy — demo config, seeds ${seeds.join(', ')}, ${generations} generations, eval n = 20 fresh plays per pair (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
+console.log('');
+console.log('| seed | archive (v1) | in band by eval, gen 4 | mean abs(p - 0.5) | loop\'s own, gen 4 | measured difficulty gen 0 → 4 (rising steps) | held-out gen 0 → final | promotions (sig. worse) | evolved users: mean effect (n, outside realism) | in band by eval, final |');
+console.log('|---:|---:|---:|---:|---:|---|---|---:|---|---:|');
+for (const r of rows) {
+  const d = r.difficulty;
+  console.log(`| ${r.seed} | ${r.archive} (${r.v1Archive})${r.archive < r.v1Archive ? ' SHRANK' : ''} | ${pct(r.inBand)} | ${f2(r.meanAbs)} | ${pct(r.loopInBand)} | ${d.map((x) => f2(x.mean)).join(' → ')} (${r.risingSteps}/${d.length - 1}) | ${pct(r.heldOut[0]!)} → ${pct(r.heldOut[r.heldOut.length - 1]!)} (${r.gain >= 0 ? '+' : ''}${(r.gain * 100).toFixed(0)} pts) | ${r.promotions} (${r.worsePromotions}) | ${r.userEffects.length ? f2(mean(r.userEffects)) : '—'} (${r.userEffects.length}, ${r.realismOutside}) | ${pct(r.inBandFinal)} |`);
+}
+const allEffects = rows.flatMap((r) => r.userEffects);
+const effect = allEffects.length ? meanWithInterval(allEffects) : null;
+console.log('');
+console.log(`means: in band by eval ${pct(mean(rows.map((r) => r.inBand)))} (target >= 60 %, version 1: 30 %) · mean abs(p - 0.5) ${f2(mean(rows.map((r) => r.meanAbs)))} (version 1: 0.27) · archive ${mean(rows.map((r) => r.archive)).toFixed(1)} (version 1: ${mean(rows.map((r) => r.v1Archive)).toFixed(1)})`);
+console.log(`held-out agent success: final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)}`);
+console.log(`measured difficulty rising (gen mean above the previous by more than its se): ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps`);
+console.log(effect ? `evolved users vs parent (parent - child success, fresh ids): ${effect.mean.toFixed(3)} [${effect.ci[0].toFixed(3)}, ${effect.ci[1].toFixed(3)}] over ${effect.n} users; outside realism bounds: ${rows.reduce((s, r) => s + r.realismOutside, 0)}` : 'evolved users: none in the final archives');
+console.log(JSON.stringify({ bench: 'efficacy', seeds, generations, rows, userEffect: effect, load: loadavg() }));
+if (!keep) rmSync(work, { recursive: true, force: true });

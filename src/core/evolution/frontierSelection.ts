@@ -1,0 +1,79 @@
+import { evidenceRules } from '../metrics/pairEvidence.js';
+import type { RunRecorder } from '../ports/runStore.js';
+import type { EnvironmentSpec } from '../spec/environment.js';
+import type { UserProfile } from '../spec/user.js';
+import type { Archive, FrozenSets, PairEntry } from './archive.js';
+import type { FrontierModel } from './frontierModel.js';
+
+/** Held-out pairs made at run start from the seed families (fresh content), apart from every archive pair. */
+export interface HeldOutSeeds {
+  test: { env: EnvironmentSpec; user: UserProfile }[];
+  promotion: { env: EnvironmentSpec; user: UserProfile }[];
+}
+
+/**
+ * Freezes the held-out sets at run start. With generated sets their environments join the archive's spec store
+ * (never a pair, so never played for selection) and the run directory; without, the seed environments are used on
+ * their own rollout ids and the metrics say so (`source: seeds`).
+ */
+export async function drawFrozenSets(archive: Archive, seeds: { environments: EnvironmentSpec[]; users: UserProfile[]; heldOut?: HeldOutSeeds }, recorder: Pick<RunRecorder, 'writeEnvironment' | 'writeUser'>): Promise<FrozenSets> {
+  if (seeds.heldOut && seeds.heldOut.test.length > 0 && seeds.heldOut.promotion.length > 0) {
+    const refs = async (list: HeldOutSeeds['test']): Promise<FrozenSets['test']> => {
+      const out: FrozenSets['test'] = [];
+      for (const { env, user } of list) {
+        if (!archive.envs.has(env.id)) {
+          archive.addEnv(env);
+          await recorder.writeEnvironment(env);
+        }
+        if (!archive.users.has(user.id)) {
+          archive.addUser(user);
+          await recorder.writeUser(user);
+        }
+        out.push({ envId: env.id, userId: user.id });
+      }
+      return out;
+    };
+    return { source: 'generated', test: await refs(seeds.heldOut.test), promotion: await refs(seeds.heldOut.promotion) };
+  }
+  const users = seeds.users.map((u) => u.id);
+  const pairs = seeds.environments.map((e, i) => ({ envId: e.id, userId: users[i % users.length]! }));
+  return { source: 'seeds', test: pairs, promotion: pairs.map((p, i) => ({ envId: p.envId, userId: users[(i + 1) % users.length]! })) };
+}
+
+export interface StatusChange {
+  pair: PairEntry;
+  to: 'retired' | 'quarantined' | 'active';
+}
+
+/**
+ * Confident retirement and quarantine: a pair with enough of its own evidence that is too easy (P(p > high) >= c) is
+ * retired, too hard (P(p < low) >= c) is quarantined; most confident first, never below `minArchive` active pairs.
+ * A quarantined pair whose evidence is no longer too hard (the agent improved, old plays faded) comes back.
+ */
+export function selectByEvidence(archive: Archive, model: FrontierModel, minArchive: number): StatusChange[] {
+  const changes: StatusChange[] = [];
+  for (const p of [...archive.pairs.values()].filter((x) => x.quarantined && !x.retired).sort((a, b) => a.pairId.localeCompare(b.pairId))) {
+    if (model.posterior.get(p.pairId)?.class !== 'too_hard') {
+      p.quarantined = false;
+      changes.push({ pair: p, to: 'active' });
+    }
+  }
+  const decided = archive
+    .activePairs()
+    .map((p) => ({ p, post: model.posterior.get(p.pairId)! }))
+    .filter(({ post }) => (post.class === 'too_easy' || post.class === 'too_hard') && post.weightedPlays >= evidenceRules.minPlaysToDecide)
+    .sort((a, b) => Math.max(b.post.pAbove, b.post.pBelow) - Math.max(a.post.pAbove, a.post.pBelow) || a.p.pairId.localeCompare(b.p.pairId));
+  let active = archive.activePairs().length;
+  for (const { p, post } of decided) {
+    if (active <= minArchive) break;
+    if (post.class === 'too_easy') {
+      p.retired = 'too_easy';
+      changes.push({ pair: p, to: 'retired' });
+    } else {
+      p.quarantined = true;
+      changes.push({ pair: p, to: 'quarantined' });
+    }
+    active--;
+  }
+  return changes;
+}

@@ -1,0 +1,50 @@
+import pLimit from 'p-limit';
+import { playRollout } from '../rollout/engine.js';
+import type { RolloutRecord } from '../rollout/trajectory.js';
+import type { AgentConfig } from '../spec/agent.js';
+import type { EnvironmentSpec } from '../spec/environment.js';
+import type { UserProfile } from '../spec/user.js';
+import { rolloutDepsOf, type GenerationContext } from './generationContext.js';
+
+/** One play made for measurement (held-out sets, screening, user effect), not part of the archive's plays. */
+export interface MeasurementPlay {
+  rolloutId: string;
+  env: EnvironmentSpec;
+  user: UserProfile;
+  agent: AgentConfig;
+  trial: number;
+  hint?: boolean;
+}
+
+/**
+ * Plays a batch concurrently (up to the run's limit) and returns the records in the batch's order, so figures never
+ * depend on completion order. Every id is logged in the generation's id list (`artifacts/ids/`), so `coevolve eval`
+ * can prove its own ids fresh.
+ */
+export async function playMeasurements(ctx: GenerationContext, plays: MeasurementPlay[], purpose: string): Promise<RolloutRecord[]> {
+  const limit = pLimit(ctx.config.concurrency);
+  ctx.playedIds?.push(...plays.map((p) => p.rolloutId));
+  return Promise.all(
+    plays.map((p) =>
+      limit(() =>
+        playRollout(
+          { runId: ctx.runId, runSeed: ctx.config.seed, rolloutId: p.rolloutId, generation: ctx.generation, pairId: purpose, trial: p.trial, hint: p.hint ?? false, env: p.env, user: p.user, agent: p.agent },
+          rolloutDepsOf(ctx, { 'coevolve.purpose': purpose }),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Success of a measurement play; an infrastructure error counts as no play (null). */
+export const outcomeOf = (r: RolloutRecord): boolean | null => (r.status === 'error' ? null : r.success);
+
+export function countOutcomes(bits: (boolean | null)[]): { successes: number; trials: number } {
+  let successes = 0, trials = 0;
+  for (const b of bits) {
+    if (b === null) continue;
+    trials++;
+    if (b) successes++;
+  }
+  return { successes, trials };
+}

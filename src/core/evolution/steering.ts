@@ -1,0 +1,150 @@
+import { logistic } from '../metrics/distributions.js';
+import type { RaschFit } from '../metrics/rasch.js';
+import type { DesignMove } from '../roles/ports.js';
+import type { EnvironmentSpec } from '../spec/environment.js';
+import type { UserProfile } from '../spec/user.js';
+import type { PairEntry } from './archive.js';
+
+/**
+ * The frontier controller's choice of children: for every candidate (a parent pair and one of its moves, or a new
+ * pairing of an archived environment with an archived user), the fitted model predicts the child's success; the
+ * controller takes, niche by niche (family × user archetype, emptiest first), the candidate predicted closest to the
+ * band's centre. Easing and hardening moves are equally available; users only move harder (simulated users are
+ * already too cooperative, Sim2Real).
+ */
+
+export type ChildPlan =
+  | { kind: 'environment'; parent: PairEntry; move: DesignMove; predicted: number; niche: string }
+  | { kind: 'user'; parent: PairEntry; move: DesignMove; predicted: number; niche: string }
+  | { kind: 'repair'; envId: string; userId: string; predicted: number; niche: string };
+
+export interface SteeringInput {
+  pairs: PairEntry[];
+  envs: Map<string, EnvironmentSpec>;
+  users: Map<string, UserProfile>;
+  /** Environments that may not be parents or be paired (the frozen held-out sets). */
+  excludedEnvs: Set<string>;
+  fit: RaschFit;
+  agentId: string;
+  /** Posterior mean success of each active pair, for the niche order. */
+  inBand: (pair: PairEntry) => boolean;
+  userRoot: (userId: string) => string;
+  envMoves: (env: EnvironmentSpec) => DesignMove[];
+  userMoves: (user: UserProfile) => DesignMove[];
+  effects: Map<string, number>;
+  count: number;
+  maxUserChildren: number;
+  maxRepairs: number;
+  centre: number;
+}
+
+/** A move's expected effect on difficulty: learned from the run's children, else the role's figure, else ±0.5. */
+export function moveEffect(move: DesignMove, learned: Map<string, number>): number {
+  return learned.get(move.id) ?? move.expectedEffect ?? (move.direction === 'harder' ? 0.5 : -0.5);
+}
+
+export function planChildren(input: SteeringInput): ChildPlan[] {
+  const { fit, agentId } = input;
+  const theta = fit.agents.get(agentId)?.value ?? 0;
+  const b = (id: string): number => fit.environments.get(id)?.value ?? 0;
+  const u = (id: string): number => fit.users.get(id)?.value ?? 0;
+  const nicheOf = (envId: string, userId: string): string => `${input.envs.get(envId)?.family ?? '?'} × ${input.userRoot(userId)}`;
+  const existing = new Set(input.pairs.map((p) => `${p.envId}|${p.userId}`));
+  const eligible = input.pairs.filter((p) => input.envs.has(p.envId) && input.users.has(p.userId) && !input.excludedEnvs.has(p.envId));
+
+  const candidates: (ChildPlan & { key: string })[] = [];
+  for (const parent of eligible) {
+    const niche = nicheOf(parent.envId, parent.userId);
+    for (const move of input.envMoves(input.envs.get(parent.envId)!)) {
+      const predicted = logistic(theta - (b(parent.envId) + moveEffect(move, input.effects)) - u(parent.userId));
+      candidates.push({ kind: 'environment', parent, move, predicted, niche, key: `e|${parent.envId}|${parent.userId}|${move.id}` });
+    }
+    for (const move of input.userMoves(input.users.get(parent.userId)!).filter((m) => m.direction === 'harder')) {
+      const predicted = logistic(theta - b(parent.envId) - (u(parent.userId) + moveEffect(move, input.effects)));
+      candidates.push({ kind: 'user', parent, move, predicted, niche, key: `u|${parent.envId}|${parent.userId}|${move.id}` });
+    }
+  }
+  // New pairings of measured environments and users (both played at least once), not yet in the archive.
+  const measuredEnvs = [...input.envs.keys()].filter((id) => !input.excludedEnvs.has(id) && (fit.environments.get(id)?.trials ?? 0) > 0).sort();
+  const measuredUsers = [...input.users.keys()].filter((id) => (fit.users.get(id)?.trials ?? 0) > 0).sort();
+  for (const envId of measuredEnvs) {
+    for (const userId of measuredUsers) {
+      if (existing.has(`${envId}|${userId}`)) continue;
+      candidates.push({ kind: 'repair', envId, userId, predicted: logistic(theta - b(envId) - u(userId)), niche: nicheOf(envId, userId), key: `r|${envId}|${userId}` });
+    }
+  }
+
+  const inBandPerNiche = new Map<string, number>();
+  for (const p of eligible) if (!p.retired && !p.quarantined && input.inBand(p)) inBandPerNiche.set(nicheOf(p.envId, p.userId), (inBandPerNiche.get(nicheOf(p.envId, p.userId)) ?? 0) + 1);
+  const niches = [...new Set(candidates.map((c) => c.niche))].sort((x, y) => (inBandPerNiche.get(x) ?? 0) - (inBandPerNiche.get(y) ?? 0) || x.localeCompare(y));
+  const byNiche = new Map<string, (ChildPlan & { key: string })[]>();
+  for (const c of candidates) byNiche.set(c.niche, [...(byNiche.get(c.niche) ?? []), c]);
+  for (const list of byNiche.values()) list.sort((x, y) => Math.abs(x.predicted - input.centre) - Math.abs(y.predicted - input.centre) || x.key.localeCompare(y.key));
+
+  const chosen: ChildPlan[] = [];
+  const usedParents = new Set<string>();
+  const usedCombos = new Set<string>();
+  let users = 0, repairs = 0;
+  // Users co-evolve every generation: the user slots go first, to the user moves predicted closest to the centre.
+  const userFirst = candidates.filter((c) => c.kind === 'user').sort((x, y) => Math.abs(x.predicted - input.centre) - Math.abs(y.predicted - input.centre) || x.key.localeCompare(y.key));
+  for (const c of userFirst) {
+    if (users >= input.maxUserChildren || chosen.length >= input.count || c.kind !== 'user') break;
+    if (usedParents.has(`user|${c.parent.pairId}`)) continue;
+    const list = byNiche.get(c.niche)!;
+    list.splice(list.indexOf(c), 1);
+    const { key: _key, ...plan } = c;
+    chosen.push(plan);
+    usedParents.add(`user|${c.parent.pairId}`);
+    users++;
+  }
+  for (let round = 0; chosen.length < input.count && round < input.count; round++) {
+    let progressed = false;
+    for (const niche of niches) {
+      if (chosen.length >= input.count) break;
+      const list = byNiche.get(niche)!;
+      const pick = list.find((c) => {
+        if (c.kind === 'user' && users >= input.maxUserChildren) return false;
+        if (c.kind === 'repair' && (repairs >= input.maxRepairs || usedCombos.has(`${c.envId}|${c.userId}`))) return false;
+        if (c.kind !== 'repair' && usedParents.has(`${c.kind}|${c.parent.pairId}`)) return false;
+        return true;
+      });
+      if (!pick) continue;
+      list.splice(list.indexOf(pick), 1);
+      const { key: _key, ...plan } = pick;
+      chosen.push(plan);
+      progressed = true;
+      if (pick.kind === 'user') users++;
+      if (pick.kind === 'repair') {
+        repairs++;
+        usedCombos.add(`${pick.envId}|${pick.userId}`);
+      } else usedParents.add(`${pick.kind}|${pick.parent.pairId}`);
+    }
+    if (!progressed) break;
+  }
+  return chosen;
+}
+
+/**
+ * Each move's effect as the run measured it: for children of known parents, child minus parent difficulty (environment
+ * moves on b, user moves on u), averaged per move with 2 pseudo-observations of the role's figure (or ±0.5).
+ */
+export function learnedEffects(envs: Map<string, EnvironmentSpec>, users: Map<string, UserProfile>, fit: RaschFit, minTrials = 4): Map<string, number> {
+  const sums = new Map<string, { sum: number; n: number; prior: number }>();
+  const add = (op: string | null, child: number, parent: number): void => {
+    if (!op) return;
+    const prior = op.startsWith('easier') ? -0.5 : 0.5;
+    const s = sums.get(op) ?? { sum: 0, n: 0, prior };
+    s.sum += child - parent;
+    s.n++;
+    sums.set(op, s);
+  };
+  for (const e of envs.values()) {
+    const c = fit.environments.get(e.id), p = e.lineage.parent ? fit.environments.get(e.lineage.parent) : undefined;
+    if (c && p && c.trials >= minTrials) add(e.lineage.operator, c.value, p.value);
+  }
+  for (const x of users.values()) {
+    const c = fit.users.get(x.id), p = x.lineage.parent ? fit.users.get(x.lineage.parent) : undefined;
+    if (c && p && c.trials >= minTrials) add(x.lineage.operator, c.value, p.value);
+  }
+  return new Map([...sums].map(([op, s]) => [op, (2 * s.prior + s.sum) / (2 + s.n)]));
+}

@@ -1,0 +1,65 @@
+import { signTest, wilsonInterval } from '../metrics/distributions.js';
+import type { AgentScore, HeldOutMetrics } from '../metrics/metricsSchema.js';
+import type { AgentConfig } from '../spec/agent.js';
+import type { Archive } from './archive.js';
+import type { GenerationContext } from './generationContext.js';
+import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
+
+/** Plays per pair of the frozen test set and of one promotion look. */
+export const heldOutRules = { testPlaysPerPair: 4, promotionPlaysPerPair: 3, alpha: 0.05, maxLooks: 3, worseAlpha: 0.05 } as const;
+
+/** Plays of an agent on a frozen set: the same rollout ids for every agent (a paired design). */
+export function frozenPlays(archive: Archive, set: 'test' | 'promotion', agent: AgentConfig, idOf: (pairIndex: number, trial: number) => string, perPair: number): MeasurementPlay[] {
+  const pairs = archive.ledger.frozen?.[set] ?? [];
+  return pairs.flatMap((p, i) =>
+    Array.from({ length: perPair }, (_, t) => ({ rolloutId: idOf(i, t), env: archive.envs.get(p.envId)!, user: archive.users.get(p.userId)!, agent, trial: t })),
+  );
+}
+
+export const testRolloutId = (pairIndex: number, trial: number): string => `test-${String(pairIndex).padStart(3, '0')}-t${trial}`;
+
+/** The agent's outcomes on the test set, played once per agent and kept in the ledger. */
+export async function testOutcomes(ctx: GenerationContext, agent: AgentConfig): Promise<(boolean | null)[]> {
+  const ledger = ctx.archive.ledger;
+  const known = ledger.testPlays[agent.id];
+  if (known) return known;
+  const records = await playMeasurements(ctx, frozenPlays(ctx.archive, 'test', agent, testRolloutId, heldOutRules.testPlaysPerPair), 'heldout-test');
+  const bits = records.map(outcomeOf);
+  ledger.testPlays[agent.id] = bits;
+  ledger.testMeasuredAt ??= {};
+  ledger.testMeasuredAt[agent.id] = ctx.generation;
+  return bits;
+}
+
+export function agentScore(agentId: string, bits: (boolean | null)[], measuredAt: number): AgentScore {
+  const { successes, trials } = countOutcomes(bits);
+  return { agentId, plays: trials, successes, success: trials ? successes / trials : 0, ci: wilsonInterval(successes, trials), measuredAt };
+}
+
+/** Wins and losses of `a` over `b` on the same plays (discordant pairs only). */
+export function discordant(a: (boolean | null)[], b: (boolean | null)[]): { wins: number; losses: number } {
+  let wins = 0, losses = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] === null || b[i] === null) continue;
+    if (a[i] && !b[i]) wins++;
+    if (!a[i] && b[i]) losses++;
+  }
+  return { wins, losses };
+}
+
+/** The test-set block of the metrics: the current agent's score and its comparison with the agent it replaced. */
+export async function testSetMetrics(ctx: GenerationContext, agent: AgentConfig, previous: string | null): Promise<HeldOutMetrics['test']> {
+  const frozen = ctx.archive.ledger.frozen;
+  if (!frozen || frozen.test.length === 0) return null;
+  const bits = await testOutcomes(ctx, agent);
+  const score = agentScore(agent.id, bits, ctx.archive.ledger.testMeasuredAt?.[agent.id] ?? ctx.generation);
+  let vsPrevious: NonNullable<HeldOutMetrics['test']>['vsPrevious'] = null;
+  const prevBits = previous ? ctx.archive.ledger.testPlays[previous] : undefined;
+  if (previous && prevBits) {
+    const { wins, losses } = discordant(bits, prevBits);
+    const prev = agentScore(previous, prevBits, 0);
+    const pValue = signTest(wins, losses, 'two-sided');
+    vsPrevious = { agentId: previous, difference: score.success - prev.success, pValue, worse: losses > wins && pValue <= heldOutRules.worseAlpha };
+  }
+  return { pairs: frozen.test.length, playsPerPair: heldOutRules.testPlaysPerPair, source: frozen.source, score, vsPrevious };
+}

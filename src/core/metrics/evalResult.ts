@@ -1,0 +1,57 @@
+import type { RolloutRecord } from '../rollout/trajectory.js';
+import { logit, wilsonInterval } from './distributions.js';
+import { evalResultVersion, type EvalPair, type EvalResult } from './metricsSchema.js';
+import { meanSpread } from './summaries.js';
+
+/** The rule of `coevolve eval`: at least this many fresh plays per pair (ARCHITECTURE.md, "Measurement rules"). */
+export const minEvalPlays = 20;
+
+/** Fresh rollout ids of an eval: a namespace no run uses (run ids start with "g", "test-" or "promo-"). */
+export const evalRolloutId = (seed: number, pairId: string, trial: number): string => `eval-s${seed}-${pairId}-t${trial}`;
+export const evalUserEffectId = (seed: number, userId: string, envId: string, trial: number): string => `eval-s${seed}-ueff-${userId}-${envId}-t${trial}`;
+
+/** Ids that an eval would reuse from the run: must be empty. */
+export function overlappingIds(evalIds: Iterable<string>, runIds: ReadonlySet<string>): string[] {
+  return [...evalIds].filter((id) => runIds.has(id));
+}
+
+export interface EvalPairInput {
+  pairId: string;
+  envId: string;
+  userId: string;
+  family: string;
+  records: RolloutRecord[];
+}
+
+/** One pair's figures from its plays: success with its Wilson interval, in band by the point estimate, difficulty. */
+export function evalPair(input: EvalPairInput, band: { low: number; high: number }, agentAbility: number | null): EvalPair {
+  const played = input.records.filter((r) => r.status !== 'error');
+  const successes = played.filter((r) => r.success).length;
+  const plays = played.length;
+  const success = plays ? successes / plays : 0;
+  const difficulty = -logit((successes + 0.5) / (plays + 1));
+  return {
+    pairId: input.pairId, envId: input.envId, userId: input.userId, family: input.family,
+    plays, successes, success, ci: wilsonInterval(successes, plays),
+    inBand: plays > 0 && success >= band.low && success <= band.high,
+    difficulty,
+    runScaleDifficulty: agentAbility === null ? null : agentAbility + difficulty,
+    errors: input.records.length - plays,
+  };
+}
+
+export function evalSummary(pairs: EvalPair[], band: { low: number; high: number }): EvalResult['summary'] {
+  const centre = (band.low + band.high) / 2;
+  const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const onRunScale = pairs.map((p) => p.runScaleDifficulty).filter((x): x is number => x !== null);
+  return {
+    pairs: pairs.length,
+    inBandShare: mean(pairs.map((p) => (p.inBand ? 1 : 0))),
+    meanAbsDistance: mean(pairs.map((p) => Math.abs(p.success - centre))),
+    meanSuccess: mean(pairs.map((p) => p.success)),
+    difficulty: meanSpread(pairs.map((p) => p.difficulty)),
+    runScaleDifficulty: onRunScale.length === pairs.length && pairs.length > 0 ? meanSpread(onRunScale) : null,
+  };
+}
+
+export const evalVersion = evalResultVersion;
