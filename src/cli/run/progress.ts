@@ -1,3 +1,4 @@
+import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
 import cliProgress from 'cli-progress';
 import type { ControllerProgress } from '../../core/evolution/controllerPorts.js';
 import { generationLabel } from '../../webview/names.js';
@@ -67,7 +68,7 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
           bar?.update({ phase: 'done' });
           bar?.stop();
           line(
-            `  generation ${m.index}: success ${(m.successRate * 100).toFixed(0)}% · archive in band ${((m.archiveBand?.inBandShare ?? m.inBandShare) * 100).toFixed(0)}% · measured difficulty ${(m.measuredDifficulty?.archive.mean ?? m.meanDifficulty).toFixed(2)} · held-out ${m.heldOut?.test ? `${(m.heldOut.test.score.success * 100).toFixed(0)}%` : '—'} · children ${m.frontierYield.accepted}/${m.frontierYield.proposed} · agent ${m.agent.id}${m.agent.changed ? ' (promoted)' : ''}${multi ? '' : ` · ${elapsed()}`}`,
+            `  generation ${m.index}: success ${(m.successRate * 100).toFixed(0)}% · in band ${(m.inBandShare * 100).toFixed(0)}%${frontierSummary(m)} · difficulty ${m.meanDifficulty.toFixed(1)} · regret ${m.regret.toFixed(2)} · children ${m.frontierYield.accepted}/${m.frontierYield.proposed} · agent ${m.agent.id}${m.agent.changed ? ' (promoted)' : ''}${multi ? '' : ` · ${elapsed()}`}`,
           );
           break;
         }
@@ -77,4 +78,11 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
       multi?.stop();
     },
   };
+}
+
+/** The version-2 figures of a generation line, when the metrics have them: archive in band, measured difficulty, held-out agent. */
+function frontierSummary(m: GenerationMetrics): string {
+  if (!m.archiveBand || !m.measuredDifficulty) return '';
+  const test = m.heldOut?.test ? ` · held-out ${(m.heldOut.test.score.success * 100).toFixed(0)}%` : '';
+  return ` (archive ${(m.archiveBand.inBandShare * 100).toFixed(0)}% of ${m.archiveBand.activePairs}) · measured difficulty ${m.measuredDifficulty.archive.mean.toFixed(2)}${test}`;
 }
