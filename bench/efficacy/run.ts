@@ -26,7 +26,7 @@ const generations = Number(arg('--generations') ?? 10);
 const shortAt = 4;
 /** Final active archive of the version-1 demo (commit b8f2104, same seeds, bwrap): the size the archive must keep. */
 const v1ArchiveSize: Record<number, number> = { 1: 34, 2: 35, 3: 32, 4: 35, 5: 33, 2026: 33 };
-const cli = resolve('dist/cli.js');
+const cli = resolve(process.env.COEVOLVE_BENCH_CLI ?? 'dist/cli.js');
 const config = resolve('environments/demo.run.yaml');
 const keep = arg('--keep');
 const work = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'coevolve-efficacy-'));
@@ -95,7 +95,10 @@ const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '—');
 const rows: SeedFigures[] = [];
 for (const seed of seeds) {
   process.stderr.write(`seed ${seed}: ${generations} generations, then eval (load average ${loadavg()[0]!.toFixed(1)})\n`);
-  rows.push(seedFigures(seed));
+  const r = seedFigures(seed);
+  rows.push(r);
+  // Each seed's figures as soon as they exist, so a long bench shows what it has.
+  process.stderr.write(`seed ${seed} done: ${JSON.stringify(r)}\n`);
 }
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);

@@ -19,6 +19,8 @@ export interface PairEntry {
   retired?: 'too_easy' | 'too_hard' | 'archive_full';
   /** Confidently too hard for the current agent: kept aside, not played, back when the model predicts it is reachable. */
   quarantined?: boolean;
+  /** The agent the pair was quarantined for; it comes back only for another agent. */
+  quarantinedFor?: string;
   source: 'seed' | 'replay' | 'child';
   /** No-hint plays of this pair (archive and screening plays) by agent id. */
   plays?: Record<string, { successes: number; trials: number }>;

@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import type { Rng } from '../ports/rng.js';
 import { zeroUsage } from '../ports/model.js';
-import type { Proposal } from '../roles/ports.js';
+import type { DesignMove, PairStats, Proposal } from '../roles/ports.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
 import type { UserEffectEntry } from '../metrics/metricsSchema.js';
 import { pairPosterior } from '../metrics/pairEvidence.js';
@@ -136,7 +136,7 @@ async function childOf(ctx: ChildContext, plan: ChildPlan, agent: AgentConfig, r
   const stats = { successRate: own && own.trials ? own.successes / own.trials : plan.predicted, regret: plan.parent.lastStats?.regret ?? 0, plays: own?.trials ?? 0, meanReward: plan.parent.lastStats?.meanReward ?? 0 };
   const signal = ctx.signal ? { signal: ctx.signal } : {};
   if (plan.kind === 'environment') {
-    const proposal = await guarded(ctx, 'designer', () => makeEnvironmentChild(ctx.roles.designer, { parent: env, move: plan.move, stats, generation: ctx.generation + 1, rng, ...signal }));
+    const proposal = await guarded(ctx, 'designer', () => stepsOf(ctx, env, plan.move, plan.times, stats, rng));
     const base = { kind: 'environment' as const, parent: env.id, operator: proposal.operator, predicted: plan.predicted };
     if (!proposal.ok) return { kind: 'environment', userId: user.id, outcome: { ...base, id: `${env.id}~${proposal.operator}`, accepted: false, reason: 'designer_failed', detail: proposal.reason } };
     const verdict = await admitEnvironment(ctx, proposal.child, fingerprints);
@@ -149,6 +149,31 @@ async function childOf(ctx: ChildContext, plan: ChildPlan, agent: AgentConfig, r
   const base = { kind: 'user' as const, parent: user.id, operator: proposal.operator, predicted: plan.predicted };
   if (!proposal.ok) return { kind: 'user', envId: env.id, outcome: { ...base, id: `${user.id}~${proposal.operator}`, accepted: false, reason: 'evolver_failed', detail: proposal.reason } };
   return admitUser(ctx, proposal.child, user, env, agent, base);
+}
+
+/**
+ * `times` steps of one move, each a single designer edit of the previous step's result; the child keeps the
+ * original parent and records every step in its operator ("easier:feedback+easier:feedback").
+ */
+async function stepsOf(ctx: ChildContext, parent: EnvironmentSpec, move: DesignMove, times: number, stats: PairStats, rng: Rng): Promise<Proposal<EnvironmentSpec>> {
+  let current = parent;
+  const ops: string[] = [];
+  let last: Proposal<EnvironmentSpec> | undefined;
+  for (let i = 0; i < times; i++) {
+    const next = i === 0 ? move : availableMoves(ctx.roles.designer, current).find((m) => m.id === move.id);
+    if (!next) break;
+    const p = await makeEnvironmentChild(ctx.roles.designer, { parent: current, move: next, stats, generation: ctx.generation + 1, rng: rng.fork(`step-${i}`), ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    if (!p.ok) {
+      if (i === 0) return p;
+      break;
+    }
+    last = p;
+    current = p.child;
+    ops.push(p.operator);
+  }
+  if (!last || !last.ok) return { ok: false, operator: move.id, reason: 'no step could be made', usage: zeroUsage() };
+  const operator = ops.join('+');
+  return { ...last, operator, child: { ...last.child, lineage: { parent: parent.id, operator, generation: ctx.generation + 1 } } };
 }
 
 /** A few plays of the child pair with the current agent; refused when they make it confidently out of band. */

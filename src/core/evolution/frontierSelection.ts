@@ -48,13 +48,15 @@ export interface StatusChange {
 /**
  * Confident retirement and quarantine: a pair with enough of its own evidence that is too easy (P(p > high) >= c) is
  * retired, too hard (P(p < low) >= c) is quarantined; most confident first, never below `minArchive` active pairs.
- * A quarantined pair whose evidence is no longer too hard (the agent improved, old plays faded) comes back.
+ * A quarantined pair whose evidence is no longer too hard for a new agent (old plays faded) comes back.
  */
 export function selectByEvidence(archive: Archive, model: FrontierModel, minArchive: number): StatusChange[] {
   const changes: StatusChange[] = [];
+  // Only a new agent can make a quarantined pair reachable again (the pair is not played while in quarantine).
   for (const p of [...archive.pairs.values()].filter((x) => x.quarantined && !x.retired).sort((a, b) => a.pairId.localeCompare(b.pairId))) {
-    if (model.posterior.get(p.pairId)?.class !== 'too_hard') {
+    if (p.quarantinedFor !== model.agentId && model.posterior.get(p.pairId)?.class !== 'too_hard') {
       p.quarantined = false;
+      delete p.quarantinedFor;
       changes.push({ pair: p, to: 'active' });
     }
   }
@@ -71,9 +73,11 @@ export function selectByEvidence(archive: Archive, model: FrontierModel, minArch
       changes.push({ pair: p, to: 'retired' });
     } else {
       p.quarantined = true;
+      p.quarantinedFor = model.agentId;
       changes.push({ pair: p, to: 'quarantined' });
     }
     active--;
   }
   return changes;
 }
+

@@ -14,7 +14,8 @@ import type { PairEntry } from './archive.js';
  */
 
 export type ChildPlan =
-  | { kind: 'environment'; parent: PairEntry; move: DesignMove; predicted: number; niche: string }
+  /** `times` steps of the same move (a parent far from the band needs more than one step; each is one designer edit). */
+  | { kind: 'environment'; parent: PairEntry; move: DesignMove; times: number; predicted: number; niche: string }
   | { kind: 'user'; parent: PairEntry; move: DesignMove; predicted: number; niche: string }
   | { kind: 'repair'; envId: string; userId: string; predicted: number; niche: string };
 
@@ -43,6 +44,9 @@ export function moveEffect(move: DesignMove, learned: Map<string, number>): numb
   return learned.get(move.id) ?? move.expectedEffect ?? (move.direction === 'harder' ? 0.5 : -0.5);
 }
 
+/** Most steps of one move in a child: enough to walk a parent far from the band back within a few generations. */
+export const maxSteps = 3;
+
 export function planChildren(input: SteeringInput): ChildPlan[] {
   const { fit, agentId } = input;
   const theta = fit.agents.get(agentId)?.value ?? 0;
@@ -56,8 +60,10 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
   for (const parent of eligible) {
     const niche = nicheOf(parent.envId, parent.userId);
     for (const move of input.envMoves(input.envs.get(parent.envId)!)) {
-      const predicted = logistic(theta - (b(parent.envId) + moveEffect(move, input.effects)) - u(parent.userId));
-      candidates.push({ kind: 'environment', parent, move, predicted, niche, key: `e|${parent.envId}|${parent.userId}|${move.id}` });
+      for (let times = 1; times <= maxSteps; times++) {
+        const predicted = logistic(theta - (b(parent.envId) + times * moveEffect(move, input.effects)) - u(parent.userId));
+        candidates.push({ kind: 'environment', parent, move, times, predicted, niche, key: `e|${parent.envId}|${parent.userId}|${move.id}|${times}` });
+      }
     }
     for (const move of input.userMoves(input.users.get(parent.userId)!).filter((m) => m.direction === 'harder')) {
       const predicted = logistic(theta - b(parent.envId) - (u(parent.userId) + moveEffect(move, input.effects)));
@@ -130,13 +136,17 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
  */
 export function learnedEffects(envs: Map<string, EnvironmentSpec>, users: Map<string, UserProfile>, fit: RaschFit, minTrials = 4): Map<string, number> {
   const sums = new Map<string, { sum: number; n: number; prior: number }>();
+  // A child of several steps ("easier:a+easier:a") counts as that many observations of a step of the difference / steps.
   const add = (op: string | null, child: number, parent: number): void => {
     if (!op) return;
-    const prior = op.startsWith('easier') ? -0.5 : 0.5;
-    const s = sums.get(op) ?? { sum: 0, n: 0, prior };
-    s.sum += child - parent;
-    s.n++;
-    sums.set(op, s);
+    const parts = op.split('+');
+    for (const part of parts) {
+      const prior = part.startsWith('easier') ? -0.5 : 0.5;
+      const s = sums.get(part) ?? { sum: 0, n: 0, prior };
+      s.sum += (child - parent) / parts.length;
+      s.n++;
+      sums.set(part, s);
+    }
   };
   for (const e of envs.values()) {
     const c = fit.environments.get(e.id), p = e.lineage.parent ? fit.environments.get(e.lineage.parent) : undefined;

@@ -1,0 +1,129 @@
+// The frontier controller against a synthetic agent of known ability: P(success) = sigmoid(θ − b − u), with moves
+// whose true effect the controller is not told. From a start far from the band, the archive must converge into it
+// within a stated number of generations, using the same modules the controller uses (fit, posterior, selection,
+// steering, screening).
+import assert from 'node:assert/strict';
+import { Archive } from '../../../src/core/evolution/archive.js';
+import { buildFrontierModel } from '../../../src/core/evolution/frontierModel.js';
+import { selectByEvidence } from '../../../src/core/evolution/frontierSelection.js';
+import { learnedEffects, planChildren } from '../../../src/core/evolution/steering.js';
+import { logistic } from '../../../src/core/metrics/distributions.js';
+import { pairPosterior } from '../../../src/core/metrics/pairEvidence.js';
+import { createRng, type Rng } from '../../../src/core/ports/rng.js';
+import type { DesignMove } from '../../../src/core/roles/ports.js';
+import { environmentSpecSchema, type EnvironmentSpec } from '../../../src/core/spec/environment.js';
+import { userProfileSchema, type UserProfile } from '../../../src/core/spec/user.js';
+
+const band = { low: 0.4, high: 0.6, ramp: 0.25 };
+const theta = 0; // the synthetic agent's known ability
+const trueStep = 0.35; // what one knob step really does to difficulty (the controller starts from ±0.5 and learns)
+const convergeWithin = 8; // generations: the stated bound
+
+function env(id: string, family: string, parent: string | null, operator: string | null, generation: number): EnvironmentSpec {
+  return environmentSpecSchema.parse({
+    apiVersion: 'coevolve/v1', kind: 'Environment', id, title: id, family, instruction: 'do it',
+    verifier: { script: 'true' }, oracle: { script: 'true' }, user: { request: 'please', goal: 'done' },
+    lineage: { parent, operator, generation },
+  });
+}
+
+function user(id: string): UserProfile {
+  return userProfileSchema.parse({ apiVersion: 'coevolve/v1', kind: 'User', id, persona: { name: id } });
+}
+
+const moves = (): DesignMove[] => [
+  { id: 'harder:knob', direction: 'harder', knob: 'knob', description: 'one step harder' },
+  { id: 'easier:knob', direction: 'easier', knob: 'knob', description: 'one step easier' },
+];
+
+interface World {
+  archive: Archive;
+  trueB: Map<string, number>;
+  trueU: Map<string, number>;
+  rng: Rng;
+}
+
+function play(w: World, envId: string, userId: string, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) if (w.rng.next() < logistic(theta - w.trueB.get(envId)! - w.trueU.get(userId)!)) s++;
+  return s;
+}
+
+const trueInBand = (w: World): number => {
+  const active = w.archive.activePairs();
+  const p = (e: string, u: string): number => logistic(theta - w.trueB.get(e)! - w.trueU.get(u)!);
+  return active.filter((x) => p(x.envId, x.userId) >= band.low && p(x.envId, x.userId) <= band.high).length / Math.max(1, active.length);
+};
+
+function generation(w: World, g: number): void {
+  const { archive } = w;
+  for (const p of archive.activePairs()) archive.addOutcomes(p, 'agent', play(w, p.envId, p.userId, 6), 6);
+  const model = buildFrontierModel(archive, 'agent', band);
+  selectByEvidence(archive, model, 0);
+  const plans = planChildren({
+    pairs: [...archive.pairs.values()], envs: archive.envs, users: archive.users, excludedEnvs: new Set(), fit: model.fit, agentId: 'agent',
+    inBand: (p) => {
+      const m = model.posterior.get(p.pairId)!.mean;
+      return m >= band.low && m <= band.high;
+    },
+    userRoot: model.userRoot, envMoves: moves, userMoves: () => [], effects: learnedEffects(archive.envs, archive.users, model.fit),
+    count: 6, maxUserChildren: 0, maxRepairs: 0, centre: 0.5,
+  });
+  plans.forEach((plan, i) => {
+    if (plan.kind !== 'environment') return;
+    const parent = archive.envs.get(plan.parent.envId)!;
+    const op = Array.from({ length: plan.times }, () => plan.move.id).join('+');
+    const child = env(`${parent.id.split('.')[0]}.g${g}c${i}`, parent.family, parent.id, op, g + 1);
+    w.trueB.set(child.id, w.trueB.get(parent.id)! + plan.times * (plan.move.direction === 'harder' ? trueStep : -trueStep));
+    const s = play(w, child.id, plan.parent.userId, 4);
+    const post = pairPosterior([{ age: 0, successes: s, trials: 4 }], plan.predicted, band);
+    if (post.class === 'too_easy' || post.class === 'too_hard') return;
+    archive.addEnv(child);
+    archive.addOutcomes(archive.addPair(child.id, plan.parent.userId, 'child'), 'agent', s, 4);
+  });
+}
+
+/** A world whose seeds all sit at the same true difficulty, each paired with every user. */
+function world(seed: string, b0: number, families: string[], users: [string, number][]): World {
+  const w: World = { archive: new Archive(), trueB: new Map(), trueU: new Map(users), rng: createRng(seed) };
+  w.archive.ledger.agents.push({ id: 'agent', parent: null });
+  for (const [id] of users) w.archive.addUser(user(id));
+  for (const f of families) {
+    const e = env(`${f}-seed`, f, null, null, 0);
+    w.archive.addEnv(e);
+    w.trueB.set(e.id, b0);
+    for (const [u] of users) w.archive.addPair(e.id, u, 'seed');
+  }
+  return w;
+}
+
+const seeds = Array.from({ length: 12 }, (_, i) => `conv-${i}`);
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+describe('frontier controller against a synthetic agent of known ability', () => {
+  it(`moves archives that start far too hard (p ≈ 0.07) into the band within ${convergeWithin} generations (mean of 12 seeds)`, () => {
+    const finals: number[] = [];
+    const learned: number[] = [];
+    for (const seed of seeds) {
+      const w = world(seed, 2.5, ['fam-a', 'fam-b'], [['u0', 0], ['u1', 0.4]]);
+      assert.equal(trueInBand(w), 0, 'no seed pair starts in the band');
+      for (let g = 0; g < convergeWithin; g++) generation(w, g);
+      finals.push(trueInBand(w));
+      const fit = buildFrontierModel(w.archive, 'agent', band).fit;
+      learned.push(learnedEffects(w.archive.envs, w.archive.users, fit).get('easier:knob')!);
+    }
+    assert.ok(mean(finals) >= 0.55, `mean true in-band share of the active archives: ${mean(finals).toFixed(2)} (${finals.map((x) => x.toFixed(2)).join(' ')})`);
+    // The learned step has the right sign; it is biased toward 0 (about half the true step here) because a child's
+    // estimate is shrunk toward its parent's by the fit's prior (a known limitation, see the report of issue 12).
+    assert.ok(mean(learned) < -0.1 && mean(learned) > -0.6, `learned easier step ${mean(learned).toFixed(2)} vs true ${-trueStep}`);
+  });
+
+  it('eases as readily as it hardens: archives that start far too easy converge too', () => {
+    const finals = seeds.map((seed) => {
+      const w = world(`easy-${seed}`, -2.5, ['fam-a', 'fam-b', 'fam-c'], [['u0', 0]]);
+      for (let g = 0; g < convergeWithin; g++) generation(w, g);
+      return trueInBand(w);
+    });
+    assert.ok(mean(finals) >= 0.55, `mean true in-band share: ${mean(finals).toFixed(2)} (${finals.map((x) => x.toFixed(2)).join(' ')})`);
+  });
+});
