@@ -67,8 +67,8 @@ export function writeBundle(out: string, sources: string[], o: BundleOptions = {
     const excluded: Record<string, number> = {};
     const rowsByGen = new Map<number, RolloutRow[]>();
     for (const s of live.run.rollouts.values()) {
-      // Hint plays carry the privileged hint; the shared selection will say so itself (issue 11), until then here.
-      const why = rolloutExclusion(s, filters, ctx) ?? (s.hint ? 'hint play' : undefined);
+      // The shared export selection: infrastructure errors, hint plays and unsandboxed rollouts are out by default.
+      const why = rolloutExclusion(s, filters, ctx);
       if (why || !safeKey.test(s.id)) {
         excluded[why ?? 'unsafe id'] = (excluded[why ?? 'unsafe id'] ?? 0) + 1;
         continue;
