@@ -52,7 +52,7 @@ export function syntheticEnvironment(id: string, lineage: number, depth: number,
       env: { SERVICE_REGION: 'eu' },
     },
     verifier: {
-      script: `test "$(cat answer.txt)" = "$(cat expected.txt)"`,
+      script: `test "$(cat answer.txt)" = "$(cat /tests/expected.txt)"`,
       files: [{ path: 'expected.txt', content: `${errors}\n` }],
       timeoutSec: 30,
     },

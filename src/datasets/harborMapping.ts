@@ -123,16 +123,18 @@ function verifierOf(ctx: HarborTaskContext, ours: boolean): EnvironmentSpecInput
   const verifyTimeout = finiteNumber(verSec.timeout_sec, 'verifier.timeout_sec', unmapped);
   const timeoutSec = verifyTimeout !== undefined ? clampNoted(verifyTimeout, 1, 3600, 'verifier.timeout_sec', unmapped) : undefined;
   if (ours && ctx.verifySh !== undefined) {
+    // Our export mirrors /tests in tests/: the wrapper test.sh, our verify.sh, and the verifier's files.
     verifier = { script: ctx.verifySh };
-    const files = ctx.files('tests/files', '');
+    const files = ctx.files('tests', '', (rel) => rel === 'test.sh' || rel === 'verify.sh');
     if (files.length > 0) verifier.files = files;
-    const rf = section(ctx.co ?? {}, 'verifier').reward_file;
-    if (typeof rf === 'string') verifier.rewardFile = rf;
+    const co = section(ctx.co ?? {}, 'verifier');
+    if (co.mode === 'fresh' || co.mode === 'in-place') verifier.mode = co.mode;
+    if (typeof co.partial_credit === 'boolean') verifier.partialCredit = co.partial_credit;
   } else {
-    verifier = { script: ctx.testSh, rewardFile: '/logs/verifier/reward.txt' };
-    const files = ctx.files('tests', 'tests/', (rel) => rel === 'test.sh');
+    // Verifier files land in /tests at Harbor's own paths, so test.sh finds /tests/... as written.
+    verifier = { script: ctx.testSh };
+    const files = ctx.files('tests', '', (rel) => rel === 'test.sh');
     if (files.length > 0) verifier.files = files;
-    if (/(^|[\s"'=])\/tests\//.test(ctx.testSh)) unmapped.push('tests/test.sh refers to /tests/...: Coevolve copies test files into <workdir>/tests/ instead; adjust those paths if the verifier fails');
     for (const k of Object.keys(verSec)) if (k !== 'timeout_sec') unmapped.push(`verifier.${k}: no equivalent in the verifier spec`);
   }
   if (timeoutSec !== undefined) verifier.timeoutSec = timeoutSec;

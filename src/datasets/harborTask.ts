@@ -51,9 +51,14 @@ export function renderHarborTask(env: EnvironmentSpec, options: HarborTaskOption
     mode: 0o644,
   });
   for (const f of sb.files) files.push({ path: `environment/workspace/${f.path}`, content: f.content, mode: modeOf(f.mode, 0o644) });
+  // tests/ is /tests at Harbor's runtime: the wrapper, our verifier beside it, and the verifier's files at the
+  // paths the verifier reads them from (relative to /tests).
   files.push({ path: 'tests/test.sh', content: renderTestSh(env), mode: 0o755 });
   files.push({ path: 'tests/verify.sh', content: env.verifier.script, mode: 0o755 });
-  for (const f of env.verifier.files) files.push({ path: `tests/files/${f.path}`, content: f.content, mode: modeOf(f.mode, 0o644) });
+  for (const f of env.verifier.files) {
+    if (f.path === 'test.sh' || f.path === 'verify.sh') throw new Error(`environment ${env.id}: verifier file "${f.path}" would replace the exported tests/${f.path}; rename it`);
+    files.push({ path: `tests/${f.path}`, content: f.content, mode: modeOf(f.mode, 0o644) });
+  }
   files.push({ path: 'solution/solve.sh', content: env.oracle.script, mode: 0o755 });
   return files;
 }
@@ -88,7 +93,7 @@ function renderTaskToml(env: EnvironmentSpec, options: HarborTaskOptions): strin
       workdir: env.sandbox.workdir,
       limits: { pids: lim.pids, command_timeout_sec: lim.commandTimeoutSec, max_output_bytes: lim.maxOutputBytes },
     },
-    verifier: { reward_file: env.verifier.rewardFile },
+    verifier: { mode: env.verifier.mode, partial_credit: env.verifier.partialCredit },
     user: {
       request: env.user.request,
       goal: env.user.goal,
@@ -124,30 +129,59 @@ function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Harbor runs tests/test.sh after the agent; it must leave a reward in /logs/verifier. */
+/**
+ * Harbor runs tests/test.sh in the agent's container after the agent, with /tests uploaded only then. The wrapper
+ * applies Coevolve's trust rule there (ARCHITECTURE.md): fixed environment; in fresh mode every process that is
+ * not its own ancestor ended first (in-place tasks may check a service the agent left running); links of the
+ * workdir that leave it and special files removed; /logs/verifier emptied; then tests/verify.sh, and a reward
+ * by the rule: a failing exit gives 0 unless the environment reads partial credit.
+ */
 function renderTestSh(env: EnvironmentSpec): string {
-  const wd = shQuote(env.sandbox.workdir);
-  const rewardFile = shQuote(env.verifier.rewardFile);
+  const wd = shQuote(env.sandbox.workdir.replace(/\/+$/, '') || '/');
+  const endProcesses = env.verifier.mode === 'fresh' ? 1 : 0;
+  const partial = env.verifier.partialCredit ? 1 : 0;
   return `#!/bin/sh
-# Coevolve verifier wrapper for environment ${env.id}: copies the test files into the workspace, runs the
-# verifier (tests/verify.sh) there and writes Harbor's reward file. A reward the verifier wrote itself wins over
-# its exit code.
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p /logs/verifier
-if [ -d "$here/files" ]; then cp -R "$here/files/." ${wd}/; fi
-cd ${wd} || { echo 0 > /logs/verifier/reward.txt; exit 0; }
-reward_file=${rewardFile}
-reward_dir=$(dirname "$reward_file")
-mkdir -p "$reward_dir" 2>/dev/null
-rm -f "$reward_dir/reward.json" "$reward_dir/reward.txt"
-sh "$here/verify.sh"
-status=$?
-if [ -f "$reward_dir/reward.json" ]; then cp "$reward_dir/reward.json" /logs/verifier/reward.json
-elif [ -f "$reward_dir/reward.txt" ]; then cp "$reward_dir/reward.txt" /logs/verifier/reward.txt
-elif [ -f "$reward_file" ]; then cp "$reward_file" /logs/verifier/reward.txt
-elif [ "$status" -eq 0 ]; then echo 1 > /logs/verifier/reward.txt
-else echo 0 > /logs/verifier/reward.txt
+# Coevolve verifier wrapper for environment ${env.id} (see "The verifier's trust rule" in Coevolve's ARCHITECTURE.md).
+# The reward goes to /logs/verifier/reward.txt, or stays in /logs/verifier/reward.json as verify.sh wrote it.
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+HOME=/logs/verifier PYTHONNOUSERSITE=1 PYTHONDONTWRITEBYTECODE=1 PYTHONSAFEPATH=1 PYTHONPATH=/tests LANG=C.UTF-8
+export PATH HOME PYTHONNOUSERSITE PYTHONDONTWRITEBYTECODE PYTHONSAFEPATH PYTHONPATH LANG
+unset ENV BASH_ENV CDPATH PYTHONHOME PYTHONSTARTUP LD_PRELOAD LD_LIBRARY_PATH
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd -P)
+W=${wd}
+L=/logs/verifier
+if [ ${endProcesses} = 1 ]; then
+  # End every process but pid 1 and this script's own ancestry, so nothing the agent left races the verifier.
+  keep=" 1 $$ "; p=$$
+  while [ -r /proc/$p/status ]; do
+    p=$(sed -n 's/^PPid:[[:space:]]*//p' /proc/$p/status); [ -n "$p" ] && [ "$p" != 0 ] || break
+    keep="$keep$p "
+  done
+  for round in 1 2 3 4 5 6 7 8; do
+    for d in /proc/[0-9]*; do pid=\${d#/proc/}; case "$keep" in *" $pid "*) ;; *) kill -9 "$pid" 2>/dev/null;; esac; done
+  done
 fi
+mkdir -p "$L"
+rm -rf -- "$L"/* "$L"/.[!.]* "$L"/..?*
+zero() { rm -rf -- "$L/reward.json" "$L/reward.txt"; echo 0 > "$L/reward.txt"; exit 0; }
+cd "$W" 2>/dev/null || zero
+# Links that leave the workdir (or dangle), FIFOs, sockets and devices are removed before the verifier reads it.
+find "$W" \\( -type l -o -type p -o -type s -o -type b -o -type c \\) -exec sh -c '
+W=$1; shift
+for p in "$@"; do
+  if [ -L "$p" ] && [ -e "$p" ]; then
+    t=$(readlink -f -- "$p" 2>/dev/null) && case "$t" in "$W"|"$W"/*) continue;; esac
+  fi
+  rm -f -- "$p"
+done' sh "$W" {} +
+sh "$here/verify.sh" </dev/null
+status=$?
+regular() { [ -f "$1" ] && [ ! -L "$1" ]; }
+if [ "$status" -ne 0 ] && [ ${partial} = 0 ]; then zero; fi
+if regular "$L/reward.json"; then rm -rf -- "$L/reward.txt"; exit 0; fi
+if regular "$L/reward.txt"; then rm -rf -- "$L/reward.json"; exit 0; fi
+rm -rf -- "$L/reward.json" "$L/reward.txt"
+if [ "$status" -eq 0 ]; then echo 1 > "$L/reward.txt"; else echo 0 > "$L/reward.txt"; fi
 exit 0
 `;
 }

@@ -49,6 +49,11 @@ export class CappedOutput {
     }
   }
 
+  /** The bytes as received; only whole when nothing was cut (check `truncated`). */
+  bytes(): Buffer {
+    return Buffer.concat([...this.head, ...this.tail]);
+  }
+
   text(): string {
     const head = Buffer.concat(this.head).toString('utf8');
     if (!this.truncated) return head + Buffer.concat(this.tail).toString('utf8');

@@ -1,9 +1,13 @@
+import { verifierPaths } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
 import { shq } from '../shellQuote.js';
 
-/** Verifier files live here, copied in after the agent is done; the reward file too, so concurrent sandboxes never share it. */
-export const verifierDir = '.verifier';
-export const builtinRewardFile = `${verifierDir}/reward.json`;
+/**
+ * Where the built-in verifier reads its expected outputs (/tests, written only after the agent is done) and writes
+ * its scratch files and reward (/logs/verifier, empty when it starts): nothing the agent wrote can stand in for
+ * either (see "The verifier's trust rule").
+ */
+export const builtinRewardFile = verifierPaths.rewardJson;
 
 /** One comparison: text printed by `actual` (a sh command) against `expected`, both passed through `norm`. */
 export interface OutputCheck {
@@ -28,27 +32,29 @@ const strictnessWords = ['order and surrounding spaces are free', 'order matters
 
 /**
  * A POSIX sh verifier (busybox-only tools) that runs every check, prints what failed and why, writes
- * {"<key>": 0|1, ...} to the reward file (partial credit) and exits 0 only when all checks pass.
+ * {"<key>": 0|1, ...} to /logs/verifier/reward.json and exits 0 only when all checks pass (without partial credit a
+ * failing exit gives reward 0, so the parts are detail for the viewer).
  */
 export function buildVerifier(family: string, strictness: number, checks: OutputCheck[]): { script: string; files: SandboxFile[] } {
   const lines = [
     '#!/bin/sh',
     `# Built-in verifier of the ${family} family (strictness ${strictness}: ${strictnessWords[Math.min(2, strictness)]}).`,
-    `V=${verifierDir}`,
+    `T=${verifierPaths.tests}; L=${verifierPaths.logs}`,
     'failed=0; parts=""',
     'record() { parts="$parts${parts:+,}\\"$1\\":$2"; [ "$2" = 1 ] || failed=1; }',
   ];
   for (const c of checks) {
     const body = [
-      `( ${c.actual} ) 2>/dev/null | ${c.norm} > "$V/${c.key}.actual"`,
-      `cat "$V/${c.key}.expected" | ${c.norm} > "$V/${c.key}.want"`,
-      `if cmp -s "$V/${c.key}.want" "$V/${c.key}.actual"; then echo ${shq(`ok ${c.label}`)}; record ${c.key} 1;`,
-      `else echo ${shq(`FAIL ${c.label}: differs from the expected result (- expected, + found):`)}; diff "$V/${c.key}.want" "$V/${c.key}.actual" 2>/dev/null | head -n 20; record ${c.key} 0; fi`,
+      `( ${c.actual} ) 2>/dev/null | ${c.norm} > "$L/${c.key}.actual"`,
+      `cat "$T/${c.key}.expected" | ${c.norm} > "$L/${c.key}.want"`,
+      `if cmp -s "$L/${c.key}.want" "$L/${c.key}.actual"; then echo ${shq(`ok ${c.label}`)}; record ${c.key} 1;`,
+      `else echo ${shq(`FAIL ${c.label}: differs from the expected result (- expected, + found):`)}; diff "$L/${c.key}.want" "$L/${c.key}.actual" 2>/dev/null | head -n 20; record ${c.key} 0; fi`,
     ].join('\n  ');
     if (!c.requireFile) { lines.push(body); continue; }
     lines.push(`if [ -f ${shq(c.requireFile)} ]; then\n  ${body}`, `else echo ${shq(`FAIL ${c.label}: ${c.requireFile} is missing`)}; record ${c.key} 0`, 'fi');
   }
-  lines.push(`mkdir -p ${shq(builtinRewardFile.replace(/\/[^/]*$/, ''))}`, `printf '{%s}\\n' "$parts" > ${shq(builtinRewardFile)}`, 'exit $failed', '');
-  const files = checks.map((c) => ({ path: `${verifierDir}/${c.key}.expected`, content: c.expected }));
+  lines.push(`printf '{%s}\\n' "$parts" > "$L/reward.json"`, 'exit $failed', '');
+  // Paths relative to /tests.
+  const files = checks.map((c) => ({ path: `${c.key}.expected`, content: c.expected }));
   return { script: lines.join('\n'), files };
 }

@@ -27,10 +27,10 @@ export async function validateEnvironment(spec: EnvironmentSpec, backend: Sandbo
   const request = sandboxRequest(spec, { 'coevolve.env': spec.id, ...options.labels });
   const oracle = await inSandbox(backend, request, signal, async (sb) => {
     const ran = await sb.exec(spec.oracle.script, { privileged: true, cwd: spec.sandbox.workdir, timeoutMs: spec.verifier.timeoutSec * 1000, signal, env: spec.sandbox.env });
-    const verifier = await runVerifier(sb, spec, signal);
+    const verifier = await runVerifier(sb, spec, backend, request, signal);
     return { exitCode: ran.exitCode, output: tail(`${ran.stdout}${ran.stderr}`, 4000), verifier };
   });
-  const empty = await inSandbox(backend, request, signal, async (sb) => ({ verifier: await runVerifier(sb, spec, signal) }));
+  const empty = await inSandbox(backend, request, signal, async (sb) => ({ verifier: await runVerifier(sb, spec, backend, request, signal) }));
   const oraclePassed = 'verifier' in oracle && oracle.verifier.reward >= 1;
   const emptyFailed = 'verifier' in empty && empty.verifier.reward < 1;
   return { oraclePassed, emptyFailed, details: describe(spec, oracle, oraclePassed, empty, emptyFailed), oracle, empty };

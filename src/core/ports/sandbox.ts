@@ -104,7 +104,7 @@ export interface SandboxVerification {
   resetVerifierDirs(options?: { signal?: Cancellation }): Promise<void>;
 }
 
-export interface Sandbox {
+export interface Sandbox extends SandboxVerification {
   readonly id: string;
   readonly backend: SandboxBackendName;
   /** Where this sandbox runs (a Docker host URL, "local"). */

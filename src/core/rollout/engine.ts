@@ -12,8 +12,8 @@ import type { RunConfig } from '../spec/run.js';
 import type { UserProfile } from '../spec/user.js';
 import { computeRewards, isSuccess } from './rewards.js';
 import { roleModels } from './roleModels.js';
-import type { AtifStep, RolloutRecord, RolloutStatus, UserRating, VerifierOutcome } from './trajectory.js';
-import { parseRewardText } from './verifierReward.js';
+import type { AtifStep, ErrorKind, RolloutRecord, RolloutStatus, UserRating, VerificationRecord, VerifierOutcome } from './trajectory.js';
+import { verify } from './verification.js';
 
 export interface RolloutPlan {
   runId: string;
@@ -64,7 +64,13 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
   let tags: string[] = [];
   let end: EndReason | undefined;
   let error: string | undefined;
+  let errorKind: ErrorKind | undefined;
+  let fault: string | undefined;
+  let verification: VerificationRecord | undefined;
   let agentTurns = 0;
+  // Which kind of call is under way, so a failure is classed by where it came from (outcome classes).
+  let phase: 'start' | 'sandbox' | 'model' = 'start';
+  let sandboxUp = false;
 
   // The wall-clock budget and the caller's cancellation share one signal, so every sandbox and model call stops.
   const wall = new AbortController();
@@ -77,6 +83,7 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
     return full;
   };
   const timed = async <T>(bucket: 'sandboxMs' | 'modelMs', work: () => Promise<T>): Promise<T> => {
+    phase = bucket === 'modelMs' ? 'model' : sandboxUp ? 'sandbox' : 'start';
     const t0 = clock.now();
     try {
       return await work();
@@ -86,7 +93,9 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
   };
 
   try {
-    sandbox = await timed('sandboxMs', () => deps.backend.start(sandboxRequest(env, { ...deps.labels, 'coevolve.rollout': plan.rolloutId }), { signal }));
+    const request = sandboxRequest(env, { ...deps.labels, 'coevolve.rollout': plan.rolloutId });
+    sandbox = await timed('sandboxMs', () => deps.backend.start(request, { signal }));
+    sandboxUp = true;
     const userEpisode = deps.roles.user.begin({ env, profile: plan.user, rng: rng.fork('user') });
     const opening = await timed('modelMs', () => userEpisode.open(signal));
     usage = addUsage(usage, opening.usage);
@@ -184,7 +193,10 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
       agentStep.observation = { results: results.map((r) => ({ source_call_id: r.callId, content: r.content, ...(r.command ? { command: r.command } : {}) })) };
     }
 
-    verifier = await timed('sandboxMs', () => runVerifier(sandbox!, env, signal));
+    const verified = await timed('sandboxMs', () => verify(sandbox!, env, { backend: deps.backend, request, signal, onSandbox: (box) => (sandbox = box) }));
+    sandbox = verified.sandbox;
+    verifier = verified.outcome;
+    verification = { mode: verified.mode, dropped: verified.transfer.dropped, droppedCount: verified.transfer.droppedCount };
     const rated = await timed('modelMs', () => userEpisode.rate({ steps, submitted: end?.status === 'terminated' && end.submitted, verifier, signal }));
     rating = rated.rating;
     if (end?.status === 'terminated' && end.stop) rating = { ...rating, stopReason: end.stop };
@@ -212,16 +224,22 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
       // that already ended keeps its ending (it just has no rating or tags).
       end ??= { status: 'truncated', reason: 'context' };
     } else {
-      error = err instanceof Error ? err.message : String(err);
+      const message = err instanceof Error ? err.message : String(err);
+      const kind = classifyFailure(err, phase);
+      if (kind === 'fault') fault = message;
+      else {
+        error = message;
+        errorKind = kind;
+      }
     }
   } finally {
     clearTimeout(wallTimer);
     if (sandbox) await timed('sandboxMs', () => sandbox!.stop()).catch(() => undefined);
   }
 
-  const status: RolloutStatus = error ? 'error' : (end?.status ?? 'error');
+  const status: RolloutStatus = error ? 'error' : (end?.status ?? (fault ? 'terminated' : 'error'));
   const rewards = computeRewards({
-    verifierReward: verifier?.reward ?? 0,
+    verifierReward: fault ? 0 : (verifier?.reward ?? 0),
     rating,
     agentTurns,
     turnBudget: deps.budgets.turns,
@@ -245,10 +263,10 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
     finishedAt: clock.isoNow(),
     durationMs: clock.now() - startedMs,
     roles: { agent: deps.roles.agent.label, user: deps.roles.user.label, judge: deps.roles.judge.label },
-    sandbox: { backend: deps.backend.name, host: sandbox?.host ?? 'none', image: env.sandbox.image },
+    sandbox: { backend: deps.backend.name, host: sandbox?.host ?? 'none', image: env.sandbox.image, ...(deps.backend.name === 'process' ? { unsandboxed: true } : {}) },
     steps,
     rewards,
-    success: status !== 'error' && isSuccess(rewards),
+    success: status !== 'error' && !fault && isSuccess(rewards),
     tags,
     usage,
     timing,
@@ -257,6 +275,9 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
   if (models) record.models = models;
   if (end?.status === 'truncated') record.truncationReason = end.reason;
   if (error) record.error = error;
+  if (errorKind) record.errorKind = errorKind;
+  if (fault) record.fault = fault;
+  if (verification) record.verification = verification;
   if (verifier) record.verifier = verifier;
   if (rating) record.userRating = rating;
   return record;
@@ -288,23 +309,33 @@ export function sandboxRequest(env: EnvironmentSpec, labels: Record<string, stri
   };
 }
 
-/** Runs the verifier after the agent is done: its files are copied in only now, so the agent never saw them. */
-export async function runVerifier(sandbox: Sandbox, env: EnvironmentSpec, signal?: Cancellation): Promise<VerifierOutcome> {
-  if (env.verifier.files.length > 0) await sandbox.putFiles(env.verifier.files, signal ? { signal } : {});
-  const rewardFile = env.verifier.rewardFile;
-  const rewardDir = rewardFile.slice(0, rewardFile.lastIndexOf('/')) || '/';
-  await sandbox.exec(`mkdir -p '${rewardDir}' && rm -f '${rewardFile}'`, { privileged: true, timeoutMs: 10_000, ...(signal ? { signal } : {}) });
-  const r = await sandbox.exec(env.verifier.script, {
-    privileged: true,
-    cwd: env.sandbox.workdir,
-    timeoutMs: env.verifier.timeoutSec * 1000,
-    maxOutputBytes: 64 * 1024,
-    ...(signal ? { signal } : {}),
-  });
-  const file = await sandbox.exec(`cat '${rewardFile}' 2>/dev/null || true`, { privileged: true, timeoutMs: 10_000, ...(signal ? { signal } : {}) });
-  const parsed = parseRewardText(file.stdout);
-  const reward = r.timedOut ? 0 : parsed ? parsed.reward : r.exitCode === 0 ? 1 : 0;
-  return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut, durationMs: r.durationMs, reward, detail: parsed?.detail ?? {} };
+/**
+ * Runs the verifier by the trust rule in a sandbox where the agent (or the oracle) just worked; returns the outcome
+ * and stops whatever sandbox the verifier ran in, including `sandbox` itself.
+ */
+export async function runVerifier(sandbox: Sandbox, env: EnvironmentSpec, backend: SandboxBackend, request: SandboxRequest, signal?: Cancellation): Promise<VerifierOutcome> {
+  let box = sandbox;
+  try {
+    const r = await verify(sandbox, env, { backend, request, ...(signal ? { signal } : {}), onSandbox: (b) => (box = b) });
+    box = r.sandbox;
+    return r.outcome;
+  } finally {
+    if (box !== sandbox) await box.stop().catch(() => undefined);
+  }
+}
+
+/**
+ * Where a failure came from decides its class: a sandbox error after the sandbox was up is the agent's (a failed
+ * rollout), except a missing image or a verifier sandbox that would not start; a model call's failure, or a
+ * sandbox that never came up, is infrastructure.
+ */
+export function classifyFailure(err: unknown, phase: 'start' | 'sandbox' | 'model'): ErrorKind | 'fault' {
+  const name = err instanceof Error ? err.name : '';
+  if (name === 'SandboxHostLostError') return 'sandbox-host';
+  if (name === 'SandboxImageMissingError' || name === 'VerifierSandboxStartError') return 'sandbox-start';
+  if (phase === 'model') return 'model';
+  if (phase === 'start') return 'sandbox-start';
+  return 'fault';
 }
 
 export function formatCommandOutput(r: ExecResult): string {

@@ -4,7 +4,9 @@ import type { RewardComponents, UserRating } from './trajectory.js';
 
 /**
  * Reward components of one rollout and the configured scalar. The verifier and the user's goal combine by
- * product (tau2's rule: the task is done only if both hold); efficiency, rubric and satisfaction are small terms.
+ * product (tau2's rule: the task is done only if both hold); efficiency, rubric and satisfaction shape that
+ * outcome and are multiplied by it, so nothing outside the verifier can buy reward: a failed rollout earns 0
+ * whatever the weights (see "The verifier's trust rule").
  */
 export function computeRewards(input: {
   verifierReward: number;
@@ -19,7 +21,8 @@ export function computeRewards(input: {
   const efficiency = Math.max(0, 1 - input.agentTurns / Math.max(1, input.turnBudget));
   const rubric = rubricScore(input.tags);
   const w = input.weights;
-  const total = w.verifier * input.verifierReward * userGoal + w.efficiency * efficiency + w.rubric * rubric + w.satisfaction * satisfaction;
+  const outcome = input.verifierReward * userGoal;
+  const total = outcome * (w.verifier + w.efficiency * efficiency + w.rubric * rubric + w.satisfaction * satisfaction);
   return { verifier: input.verifierReward, userGoal, satisfaction, efficiency, rubric, total: round6(total) };
 }
 

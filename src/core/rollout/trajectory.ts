@@ -81,7 +81,20 @@ export interface VerifierOutcome {
   reward: number;
   /** Keys of reward.json when the verifier wrote one. */
   detail: Record<string, number>;
+  /** Why the reward is 0 despite what the verifier printed or wrote (timed out, failing exit, unreadable file). */
+  note?: string;
 }
+
+/** How the verifier saw the agent's work (see "The verifier's trust rule"). */
+export interface VerificationRecord {
+  mode: 'fresh' | 'in-place';
+  /** Workspace entries left out by the sanitising transfer (or removed by the in-place sweep), with why. */
+  dropped: { path: string; reason: string }[];
+  droppedCount: number;
+}
+
+/** Infrastructure errors: excluded from success rates, counted per kind, left out of exports. */
+export type ErrorKind = 'sandbox-host' | 'sandbox-start' | 'model' | 'internal';
 
 export interface RewardComponents {
   verifier: number;
@@ -111,12 +124,21 @@ export interface RolloutRecord {
   status: RolloutStatus;
   /** context: the conversation could not fit the model's context window even under the history policy. */
   truncationReason?: 'turns' | 'tokens' | 'wall_clock' | 'cancelled' | 'context';
+  /** With status "error": what failed. */
   error?: string;
+  errorKind?: ErrorKind;
+  /**
+   * The sandbox broke in a way its contents could have caused (after the agent acted): a failed rollout, counted
+   * in success rates, reward 0. Phrased in sandbox paths.
+   */
+  fault?: string;
+  verification?: VerificationRecord;
   startedAt: string;
   finishedAt: string;
   durationMs: number;
   roles: { agent: string; user: string; judge: string };
-  sandbox: { backend: string; host: string; image: string };
+  /** unsandboxed: the process backend ran it on the host; exports leave it out unless asked. */
+  sandbox: { backend: string; host: string; image: string; unsandboxed?: boolean };
   steps: AtifStep[];
   verifier?: VerifierOutcome;
   userRating?: UserRating;
@@ -149,6 +171,9 @@ export interface RolloutSummary {
   steps: number;
   tags: string[];
   firstErrorStep?: number;
+  errorKind?: ErrorKind;
+  /** A failed rollout whose sandbox broke in a way the agent could have caused. */
+  fault?: boolean;
   /** Played by the process backend (no sandbox); absent in runs before this field and for sandboxed plays. */
   unsandboxed?: true;
 }
@@ -179,5 +204,7 @@ export function summarizeRollout(r: RolloutRecord): RolloutSummary {
   };
   if (firstError) summary.firstErrorStep = firstError.step_id;
   if (isUnsandboxed(r)) summary.unsandboxed = true;
+  if (r.errorKind) summary.errorKind = r.errorKind;
+  if (r.fault) summary.fault = true;
   return summary;
 }

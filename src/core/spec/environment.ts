@@ -39,10 +39,19 @@ export const sandboxSchema = z
 
 export const verifierSchema = z
   .strictObject({
-    script: z.string().min(1).max(262144).describe('Shell script run after the agent submits. Exit 0 means pass, unless it writes a reward file.'),
-    files: z.array(sandboxFileSchema).max(100).default([]).describe('Test files copied in only after the agent is done, so the agent cannot read them.'),
+    script: z.string().min(1).max(262144).describe('Shell script run after the agent is done, as root, in the workdir, with /tests holding the files below. Exit 0 means pass; it may write /logs/verifier/reward.txt (a number) or reward.json (a map of numbers).'),
+    files: z.array(sandboxFileSchema).max(100).default([]).describe('Test files, written under /tests (their paths are relative to it) only after every agent process has ended, so the agent can never read them.'),
     timeoutSec: z.number().min(1).max(3600).default(60).describe('Wall-clock limit for the verifier, in seconds.'),
-    rewardFile: z.string().default('/tmp/coevolve/reward.json').describe('Where the verifier may write reward.txt (a number) or reward.json (a map of numbers); read after it exits.'),
+    mode: z
+      .enum(['fresh', 'in-place'])
+      .default('fresh')
+      .describe('fresh (default): the verifier runs in a new sandbox holding only a sanitised copy of the workspace (links that leave it dropped). in-place: in the agent sandbox itself, for tests that check system state; /tmp and the rest of the system are then what the agent left.'),
+    partialCredit: z.boolean().default(false).describe('Read the reward file even when the verifier exits non-zero (partial credit). Without it a failing exit gives 0.'),
+    rewardFile: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe('Deprecated and ignored (it never reaches a shell): the reward is always read from /logs/verifier/reward.json, else reward.txt.'),
   })
   .describe('How the outcome is checked.');
 

@@ -4,12 +4,16 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { throwIfCancelled } from '../../core/ports/cancellation.js';
-import type { Command, ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
+import type { Command, ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest, TransferReport, WorkspaceArchive } from '../../core/ports/sandbox.js';
+import { verifierPaths } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
 import { rootfsDir, rootfsMarker, variantOfImage } from '../images/baseImages.js';
 import { commandArgv, roleOf } from '../commandArgv.js';
 import { spawnCommand } from '../local/spawnCommand.js';
-import { createWorkspaceDir, hostPathOf, readIfExists, removeDir, writeWorkspaceFiles } from '../local/workspaceDir.js';
+import { createWorkspaceDir, removeDir } from '../local/workspaceDir.js';
+import { exportWorkspaceInside, getFileInside, importWorkspaceInside, putFilesInside, resetVerifierDirsInside, sweepWorkspaceInside } from '../verification/inSandboxFiles.js';
+import type { ByteExec, ExecResultWithBytes } from '../verification/inSandboxFiles.js';
+import { canMountTmpfs, mountTmpfs, unmountUnder } from './tmpfsMounts.js';
 import { runSetup } from '../setup.js';
 import { CgroupLimits } from './cgroupLimits.js';
 
@@ -20,6 +24,33 @@ export interface BwrapBackendOptions {
   bwrap?: string;
   /** Use cgroup v1 memory/pids/cpu limits (default: when running as root and available). */
   cgroups?: boolean;
+}
+
+/** The sandbox's host folders and their modes: workspace, /tmp, and the verifier's /tests and /logs/verifier. */
+const folderModes: Record<string, number> = { ws: 0o755, tmp: 0o1777, tests: 0o755, logs: 0o755 };
+
+/** Unmounts the sandbox's tmpfs mounts, then removes its folder (no process uses it any more). */
+export async function removeSandboxDir(dir: string): Promise<void> {
+  unmountUnder(dir);
+  await removeDir(dir);
+}
+
+/**
+ * A read-only root needs the bind targets to exist. Roots built before the verifier's folders existed get them
+ * here: the root folder is ours and never writable from a sandbox (it is bound read-only), so no link is followed.
+ */
+async function ensureMountPoints(rootfs: string, workdir: string): Promise<void> {
+  if (!existsSync(join(rootfs, workdir))) {
+    throw new Error(`the rootfs ${rootfs} has no ${workdir}; bwrap needs the workdir to exist in a read-only root. Create it, or rebuild with \`coevolve sandbox build-image\``);
+  }
+  for (const p of [verifierPaths.tests, verifierPaths.logs]) {
+    if (existsSync(join(rootfs, p))) continue;
+    try {
+      await mkdir(join(rootfs, p), { recursive: true, mode: 0o755 });
+    } catch (err) {
+      throw new Error(`the rootfs ${rootfs} has no ${p} and it cannot be created (${(err as Error).message}); rebuild it with \`coevolve sandbox build-image --force\``);
+    }
+  }
 }
 
 /** What a sandbox's root is: an exported image folder, or a read-only view of the host's /usr. */
@@ -46,26 +77,29 @@ export class BwrapBackend implements SandboxBackend {
   async start(request: SandboxRequest, options: { signal?: Cancellation } = {}): Promise<Sandbox> {
     throwIfCancelled(options.signal);
     const view = this.rootViewFor(request.image);
-    if (view.kind === 'rootfs' && !existsSync(join(view.dir, request.workdir))) {
-      throw new Error(`the rootfs ${view.dir} has no ${request.workdir}; bwrap needs the workdir to exist in a read-only root. Create it, or rebuild with \`coevolve sandbox build-image\``);
-    }
+    if (view.kind === 'rootfs') await ensureMountPoints(view.dir, request.workdir);
     const dir = await createWorkspaceDir();
     const id = `bwrap-${randomUUID().slice(0, 8)}`;
     const useCgroups = this.options.cgroups ?? CgroupLimits.available();
     let sandbox: BwrapSandbox | undefined;
     try {
-      await mkdir(join(dir, 'ws'));
-      await mkdir(join(dir, 'tmp'));
-      await chmod(join(dir, 'tmp'), 0o1777);
+      // Made before the sandbox's first command; commands get these subfolders bound, never `dir` itself, so no
+      // sandbox can plant a link where the host creates or removes anything.
+      const limited = canMountTmpfs();
+      for (const [sub, mode] of Object.entries(folderModes)) {
+        await mkdir(join(dir, sub), { mode });
+        if (limited) mountTmpfs(join(dir, sub), request.limits.diskMb, mode);
+        await chmod(join(dir, sub), mode);
+      }
       const cgroup = useCgroups ? await CgroupLimits.create(id, request.limits) : undefined;
       sandbox = new BwrapSandbox(id, dir, view, request, this.options.bwrap ?? 'bwrap', cgroup, () => this.live.delete(sandbox as BwrapSandbox));
       this.live.add(sandbox);
-      await writeWorkspaceFiles(join(dir, 'ws'), request.files);
+      await sandbox.putFiles(request.files, options);
       await runSetup(sandbox, request, options.signal);
       return sandbox;
     } catch (err) {
       if (sandbox) await sandbox.stop();
-      else await removeDir(dir);
+      else await removeSandboxDir(dir);
       throw err;
     }
   }
@@ -75,7 +109,7 @@ export class BwrapBackend implements SandboxBackend {
   }
 }
 
-export class BwrapSandbox implements Sandbox {
+export class BwrapSandbox implements Sandbox, ByteExec {
   readonly backend = 'bwrap' as const;
   readonly host = 'local';
   private stopped = false;
@@ -94,6 +128,7 @@ export class BwrapSandbox implements Sandbox {
     return join(this.dir, 'ws');
   }
 
+
   /** The full command line that runs `command` in this sandbox; `exec` runs it, `coevolve sandbox shell` attaches a TTY. */
   argvFor(command: Command, options: Pick<ExecOptions, 'cwd' | 'env' | 'privileged' | 'as'> & { interactive?: boolean } = {}): string[] {
     const { limits, workdir } = this.request;
@@ -109,6 +144,8 @@ export class BwrapSandbox implements Sandbox {
       '--proc', '/proc', '--dev', '/dev',
       '--bind', join(this.dir, 'tmp'), '/tmp',
       '--bind', this.workspace, workdir,
+      // Only verifier commands see the verifier's folders (the trust rule's I1): agent and setup commands never do.
+      ...(roleOf(options) === 'verifier' ? ['--bind', join(this.dir, 'tests'), verifierPaths.tests, '--bind', join(this.dir, 'logs'), verifierPaths.logs] : []),
       '--chdir', options.cwd ?? workdir,
       '--unshare-all', '--unshare-user', '--uid', String(uid), '--gid', String(uid),
       // --new-session stops a command from pushing input into the caller's terminal; a shell needs the terminal.
@@ -122,13 +159,18 @@ export class BwrapSandbox implements Sandbox {
     return this.cgroup ? ['/bin/sh', '-c', `${this.cgroup.joinScript()} && exec "$@"`, 'sh', ...inner] : inner;
   }
 
-  exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
+  async exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
+    const { stdoutBytes: _bytes, ...result } = await this.execBytes(command, options);
+    return result;
+  }
+
+  execBytes(command: Command, options: ExecOptions = {}): Promise<ExecResultWithBytes> {
     if (this.stopped) return Promise.reject(new Error(`sandbox ${this.id} is stopped`));
     const { limits } = this.request;
     const argv = this.argvFor(command, options);
     return spawnCommand({
       argv,
-      cwd: this.workspace,
+      cwd: this.dir,
       env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
       stdin: options.stdin,
       timeoutMs: options.timeoutMs ?? limits.commandTimeoutSec * 1000,
@@ -137,14 +179,38 @@ export class BwrapSandbox implements Sandbox {
     });
   }
 
-  async putFiles(files: SandboxFile[]): Promise<void> {
-    await writeWorkspaceFiles(this.workspace, files);
+  async putFiles(files: SandboxFile[], options: { signal?: Cancellation; under?: 'workspace' | 'tests' } = {}): Promise<void> {
+    const under = options.under ?? 'workspace';
+    await putFilesInside(this, files, under === 'tests' ? verifierPaths.tests : this.request.workdir, under, options.signal);
   }
 
-  async getFile(path: string): Promise<Buffer | undefined> {
-    const host = hostPathOf(this.workspace, this.request.workdir, path, { '/tmp': join(this.dir, 'tmp') });
-    if (!host) throw new Error(`bwrap sandboxes can only read files under ${this.request.workdir} or /tmp, not ${path}`);
-    return readIfExists(host);
+  async getFile(path: string, options: { signal?: Cancellation } = {}): Promise<Buffer | undefined> {
+    const full = path.startsWith('/') ? path : `${this.request.workdir.replace(/\/$/, '')}/${path}`;
+    return getFileInside(this, full, 64 * 1024 * 1024, options.signal);
+  }
+
+  /**
+   * Every command ran in its own pid namespace, which the kernel empties when the command ends, so no agent
+   * process outlives its command; with cgroups, whatever is still in the sandbox's groups is killed as well.
+   */
+  async endAgentProcesses(): Promise<void> {
+    await this.cgroup?.killAll();
+  }
+
+  exportWorkspace(options: { signal?: Cancellation } = {}): Promise<WorkspaceArchive> {
+    return exportWorkspaceInside(this, this.request.workdir, this.request.limits, options.signal);
+  }
+
+  importWorkspace(archive: WorkspaceArchive, options: { signal?: Cancellation } = {}): Promise<void> {
+    return importWorkspaceInside(this, archive, this.request.workdir, options.signal);
+  }
+
+  sweepWorkspace(options: { signal?: Cancellation } = {}): Promise<TransferReport> {
+    return sweepWorkspaceInside(this, this.request.workdir, options.signal);
+  }
+
+  resetVerifierDirs(options: { signal?: Cancellation } = {}): Promise<void> {
+    return resetVerifierDirsInside(this, options.signal);
   }
 
   async stop(): Promise<void> {
@@ -152,6 +218,6 @@ export class BwrapSandbox implements Sandbox {
     this.stopped = true;
     this.onStop();
     await this.cgroup?.remove();
-    await removeDir(this.dir);
+    await removeSandboxDir(this.dir);
   }
 }

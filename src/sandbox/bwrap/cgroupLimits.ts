@@ -52,6 +52,24 @@ export class CgroupLimits {
     return this.paths.map((p) => `echo $$ > ${p}/cgroup.procs`).join(' && ');
   }
 
+  /** Kills whatever is in the groups now, until they are empty (forks racing the kill lose). */
+  async killAll(): Promise<void> {
+    for (const dir of this.paths) {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const pids = (await readFile(join(dir, 'cgroup.procs'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+        if (pids.length === 0) break;
+        for (const pid of pids) {
+          try {
+            process.kill(Number(pid), 'SIGKILL');
+          } catch {
+            // gone already
+          }
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  }
+
   /** Kills whatever is still in the groups and removes them. */
   async remove(): Promise<void> {
     await removeCgroup(this.paths);

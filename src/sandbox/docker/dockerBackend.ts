@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { throwIfCancelled } from '../../core/ports/cancellation.js';
-import { SandboxHostLostError, SandboxImageMissingError } from '../../core/ports/sandbox.js';
+import { SandboxHostLostError, SandboxImageMissingError, verifierPaths } from '../../core/ports/sandbox.js';
 import type { Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
 import { runSetup } from '../setup.js';
 import { describeDockerHost, dockerFromUrl, isConnectionError } from './connect.js';
@@ -93,7 +93,12 @@ export class DockerBackend implements SandboxBackend {
             Init: true,
             NetworkMode: 'none',
             ReadonlyRootfs: true,
-            Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${limits.diskMb}m,mode=1777` },
+            // /tests and /logs/verifier: empty and root-owned while the agent runs (the trust rule's I1).
+            Tmpfs: {
+              '/tmp': `rw,nosuid,nodev,size=${limits.diskMb}m,mode=1777`,
+              [verifierPaths.tests]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755`,
+              [verifierPaths.logs]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755`,
+            },
             // putArchive works into a volume under a read-only root; into a tmpfs it silently writes underneath.
             Mounts: [{ Type: 'volume', Source: id, Target: shape.workdir }],
             CapDrop: ['ALL'],
@@ -134,7 +139,7 @@ export class DockerBackend implements SandboxBackend {
       await runSetup(sandbox, request, signal);
       if (request.setup.length > 0) {
         // Setup runs as root; the agent must still be able to edit what it made.
-        await sandbox.exec(`chown -R ${agentUid}:${agentUid} . 2>/dev/null; true`, { privileged: true, signal });
+        await sandbox.exec(['chown', '-hR', `${agentUid}:${agentUid}`, '.'], { as: 'setup', signal });
       }
     } catch (err) {
       throw this.explain(err, request.image);

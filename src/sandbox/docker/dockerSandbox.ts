@@ -4,14 +4,16 @@ import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { CancelledError, throwIfCancelled } from '../../core/ports/cancellation.js';
 import type { Cancellation } from '../../core/ports/cancellation.js';
-import { SandboxHostLostError } from '../../core/ports/sandbox.js';
-import type { Command, ExecOptions, ExecResult, Sandbox } from '../../core/ports/sandbox.js';
+import { SandboxFaultError, SandboxHostLostError, verifierPaths } from '../../core/ports/sandbox.js';
+import type { Command, ExecOptions, ExecResult, Sandbox, TransferReport, WorkspaceArchive } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
 import { commandArgv, roleOf } from '../commandArgv.js';
 import { CappedOutput, floodLimit } from '../outputCap.js';
 import { isConnectionError } from './connect.js';
 import type { SandboxShape } from './dockerBackend.js';
-import { agentUid, tarOfFiles } from './tarFiles.js';
+import { exportWorkspaceInside, getFileInside, importWorkspaceInside, putFilesInside, resetVerifierDirsInside, sweepWorkspaceInside } from '../verification/inSandboxFiles.js';
+import type { ByteExec, ExecResultWithBytes } from '../verification/inSandboxFiles.js';
+import { agentUid } from './tarFiles.js';
 
 /** How long after the deadline the host kills a command itself, when the in-container `timeout` did not. */
 const hostKillGraceMs = 1000;
@@ -30,7 +32,23 @@ function wrapperScript(pidFile: string, timeoutSec: number): string {
   return `echo $$ >${pidFile} 2>/dev/null; if command -v timeout >/dev/null 2>&1; then exec timeout -s KILL ${timeoutSec} "$@"; else exec "$@"; fi`;
 }
 
-export class DockerSandbox implements Sandbox {
+/** Builtins only (no fork), so the check itself adds no process of the agent user. */
+const endAgentScript = `self=$$; i=0
+while [ "$i" -lt 300 ]; do
+  kill -9 -1 2>/dev/null
+  left=0
+  for d in /proc/[0-9]*; do
+    [ "\${d#/proc/}" = "$self" ] && continue
+    u=; st=
+    while read -r k v _; do case $k in State:) st=$v;; Uid:) u=$v; break;; esac; done 2>/dev/null < "$d/status"
+    if [ "$u" = "$1" ] && [ "$st" != Z ]; then left=1; break; fi
+  done
+  [ "$left" = 0 ] && exit 0
+  i=$((i+1))
+done
+exit 1`;
+
+export class DockerSandbox implements Sandbox, ByteExec {
   readonly backend = 'docker' as const;
   private stopped = false;
   private lost: Error | undefined;
@@ -45,6 +63,11 @@ export class DockerSandbox implements Sandbox {
   ) {}
 
   async exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
+    const { stdoutBytes: _bytes, ...result } = await this.execBytes(command, options);
+    return result;
+  }
+
+  async execBytes(command: Command, options: ExecOptions = {}): Promise<ExecResultWithBytes> {
     this.ensureUsable();
     throwIfCancelled(options.signal);
     const started = performance.now();
@@ -139,6 +162,7 @@ export class DockerSandbox implements Sandbox {
     if (flooded) err += `\n[coevolve: command stopped after writing more than ${flood} bytes]\n`;
     return {
       stdout: stdout.text(),
+      stdoutBytes: stdout.bytes(),
       stderr: err,
       exitCode: timedOut ? 124 : exitCode,
       timedOut,
@@ -147,45 +171,47 @@ export class DockerSandbox implements Sandbox {
     };
   }
 
-  async putFiles(files: SandboxFile[], options: { signal?: Cancellation } = {}): Promise<void> {
+  async putFiles(files: SandboxFile[], options: { signal?: Cancellation; under?: 'workspace' | 'tests' } = {}): Promise<void> {
+    const under = options.under ?? 'workspace';
+    await putFilesInside(this, files, under === 'tests' ? verifierPaths.tests : this.shape.workdir, under, options.signal);
+  }
+
+  /** Read through `cat` in the container, not getArchive: archive calls see underneath tmpfs mounts such as /tmp. */
+  async getFile(path: string, options: { signal?: Cancellation } = {}): Promise<Buffer | undefined> {
+    const full = path.startsWith('/') ? path : `${this.shape.workdir.replace(/\/$/, '')}/${path}`;
+    return getFileInside(this, full, 64 * 1024 * 1024, options.signal);
+  }
+
+  /**
+   * `kill -9 -1` as the agent user signals every process of that user but itself; repeated until /proc shows none
+   * left but zombies, so forks racing the kill lose. (kill's own status cannot tell: the kernel reports success
+   * when only processes it may not signal, such as root's, remain.) Run without the timeout wrapper, whose own
+   * process would be among those killed.
+   */
+  async endAgentProcesses(): Promise<void> {
     this.ensureUsable();
-    throwIfCancelled(options.signal);
-    if (files.length === 0) return;
     try {
-      // tar-stream packs are streamx streams; docker-modem only pipes them, which streamx supports.
-      await this.container.putArchive(tarOfFiles(files) as unknown as NodeJS.ReadableStream, { path: this.shape.workdir });
+      const code = await this.runAs(`${agentUid}:${agentUid}`, ['/bin/sh', '-c', endAgentScript, 'sh', String(agentUid)]);
+      if (code !== 0) throw new SandboxFaultError('the agent\'s processes could not all be ended (they kept forking)');
     } catch (err) {
       throw this.classify(err);
     }
   }
 
-  /** Read through `cat` as root, not getArchive: archive calls see underneath tmpfs mounts such as /tmp. */
-  async getFile(path: string, options: { signal?: Cancellation } = {}): Promise<Buffer | undefined> {
-    this.ensureUsable();
-    throwIfCancelled(options.signal);
-    const full = path.startsWith('/') ? path : `${this.shape.workdir.replace(/\/$/, '')}/${path}`;
-    try {
-      const exec = await this.container.exec({
-        Cmd: ['sh', '-c', '[ -f "$1" ] || exit 3; cat -- "$1"', 'sh', full],
-        AttachStdout: true,
-        AttachStderr: true,
-        User: '0:0',
-      });
-      const stream = (await exec.start({})) as Duplex;
-      const chunks: Buffer[] = [];
-      await new Promise<void>((resolve, reject) => {
-        this.docker.modem.demuxStream(stream, new Writable({ write(c: Buffer, _e, done): void { chunks.push(c); done(); } }), new Writable({ write(_c, _e, done): void { done(); } }));
-        stream.once('end', () => resolve());
-        stream.once('close', () => resolve());
-        stream.once('error', reject);
-      });
-      const code = await this.exitCodeOf(exec);
-      if (code === 3) return undefined;
-      if (code !== 0) throw new Error(`could not read ${full} in sandbox ${this.id} (exit ${code})`);
-      return Buffer.concat(chunks);
-    } catch (err) {
-      throw this.classify(err);
-    }
+  exportWorkspace(options: { signal?: Cancellation } = {}): Promise<WorkspaceArchive> {
+    return exportWorkspaceInside(this, this.shape.workdir, this.shape.limits, options.signal);
+  }
+
+  importWorkspace(archive: WorkspaceArchive, options: { signal?: Cancellation } = {}): Promise<void> {
+    return importWorkspaceInside(this, archive, this.shape.workdir, options.signal);
+  }
+
+  sweepWorkspace(options: { signal?: Cancellation } = {}): Promise<TransferReport> {
+    return sweepWorkspaceInside(this, this.shape.workdir, options.signal);
+  }
+
+  resetVerifierDirs(options: { signal?: Cancellation } = {}): Promise<void> {
+    return resetVerifierDirsInside(this, options.signal);
   }
 
   async stop(): Promise<void> {
@@ -198,7 +224,12 @@ export class DockerSandbox implements Sandbox {
 
   /** Runs a helper command as root with no wrapper and waits for it. */
   private async run(command: string): Promise<void> {
-    const exec = await this.container.exec({ Cmd: ['sh', '-c', command], AttachStdout: true, AttachStderr: true, User: '0:0' });
+    await this.runAs('0:0', ['sh', '-c', command]).catch(() => undefined);
+  }
+
+  /** Runs a helper argv with no wrapper, waits for it and returns its exit code. */
+  private async runAs(user: string, argv: string[]): Promise<number> {
+    const exec = await this.container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true, User: user });
     const stream = (await exec.start({})) as Duplex;
     stream.resume();
     await new Promise<void>((resolve) => {
@@ -206,6 +237,7 @@ export class DockerSandbox implements Sandbox {
       stream.once('close', () => resolve());
       stream.once('error', () => resolve());
     });
+    return this.exitCodeOf(exec);
   }
 
   private async exitCodeOf(exec: Docker.Exec): Promise<number> {

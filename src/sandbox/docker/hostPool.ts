@@ -1,7 +1,7 @@
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { CancelledError, throwIfCancelled } from '../../core/ports/cancellation.js';
 import { SandboxHostLostError } from '../../core/ports/sandbox.js';
-import type { Command, ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
+import type { Command, ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest, TransferReport, WorkspaceArchive } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
 import { DockerBackend } from './dockerBackend.js';
 import type { DockerBackendOptions } from './dockerBackend.js';
@@ -175,8 +175,28 @@ class PlacedSandbox implements Sandbox {
     return this.watch(this.inner.exec(command, options));
   }
 
-  putFiles(files: SandboxFile[], options?: { signal?: Cancellation }): Promise<void> {
+  putFiles(files: SandboxFile[], options?: { signal?: Cancellation; under?: 'workspace' | 'tests' }): Promise<void> {
     return this.watch(this.inner.putFiles(files, options));
+  }
+
+  endAgentProcesses(options?: { signal?: Cancellation }): Promise<void> {
+    return this.watch(this.inner.endAgentProcesses(options));
+  }
+
+  exportWorkspace(options?: { signal?: Cancellation }): Promise<WorkspaceArchive> {
+    return this.watch(this.inner.exportWorkspace(options));
+  }
+
+  importWorkspace(archive: WorkspaceArchive, options?: { signal?: Cancellation }): Promise<void> {
+    return this.watch(this.inner.importWorkspace(archive, options));
+  }
+
+  sweepWorkspace(options?: { signal?: Cancellation }): Promise<TransferReport> {
+    return this.watch(this.inner.sweepWorkspace(options));
+  }
+
+  resetVerifierDirs(options?: { signal?: Cancellation }): Promise<void> {
+    return this.watch(this.inner.resetVerifierDirs(options));
   }
 
   getFile(path: string, options?: { signal?: Cancellation }): Promise<Buffer | undefined> {

@@ -3,6 +3,7 @@ import { CancelledError } from '../../core/ports/cancellation.js';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import type { ExecResult } from '../../core/ports/sandbox.js';
 import { CappedOutput, floodLimit } from '../outputCap.js';
+import type { ExecResultWithBytes } from '../verification/inSandboxFiles.js';
 
 export interface SpawnCommandOptions {
   argv: string[];
@@ -18,9 +19,9 @@ export interface SpawnCommandOptions {
  * Runs one command as the leader of its own process group and kills the whole group on timeout, flood or
  * cancellation, so nothing it forked outlives it (bwrap's --die-with-parent covers the sandboxed case too).
  */
-export function spawnCommand(options: SpawnCommandOptions): Promise<ExecResult> {
+export function spawnCommand(options: SpawnCommandOptions): Promise<ExecResultWithBytes> {
   const started = performance.now();
-  return new Promise<ExecResult>((resolve, reject) => {
+  return new Promise<ExecResultWithBytes>((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(new CancelledError('command cancelled before it started'));
       return;
@@ -84,6 +85,7 @@ export function spawnCommand(options: SpawnCommandOptions): Promise<ExecResult> 
       if (flooded) err += `\n[coevolve: command stopped after writing more than ${flood} bytes]\n`;
       resolve({
         stdout: stdout.text(),
+        stdoutBytes: stdout.bytes(),
         stderr: err,
         exitCode: timedOut ? 124 : exitCode,
         timedOut,

@@ -1,7 +1,6 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, normalize, relative, resolve } from 'node:path';
-import type { SandboxFile } from '../../core/spec/environment.js';
+import { isAbsolute, join, normalize, relative, resolve } from 'node:path';
 
 /**
  * Host folders that hold a local sandbox start with this and the owner's pid, so the reaper can tell leftovers of a
@@ -26,19 +25,6 @@ export function insideWorkspace(root: string, path: string): string {
   return full;
 }
 
-export async function writeWorkspaceFiles(root: string, files: SandboxFile[], owner?: { uid: number; gid: number }): Promise<void> {
-  for (const file of files) {
-    const full = insideWorkspace(root, file.path);
-    await mkdir(dirname(full), { recursive: true });
-    await writeFile(full, file.content);
-    await chmod(full, parseMode(file.mode));
-    if (owner) {
-      const { chown } = await import('node:fs/promises');
-      await chown(full, owner.uid, owner.gid).catch(() => undefined);
-    }
-  }
-}
-
 /**
  * Maps a path as a command in the sandbox sees it to the host: paths under the workdir, or relative ones, land in
  * the workspace folder; `extra` maps further sandbox prefixes (e.g. /tmp) to host folders.
@@ -53,15 +39,6 @@ export function hostPathOf(root: string, workdir: string, path: string, extra: R
     if (path.startsWith(p)) return insideWorkspace(hostDir, path.slice(p.length));
   }
   return undefined;
-}
-
-export async function readIfExists(path: string): Promise<Buffer | undefined> {
-  try {
-    return await readFile(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
-    throw err;
-  }
 }
 
 export async function removeDir(path: string): Promise<void> {

@@ -7,7 +7,7 @@ import { builtinFamilies } from '../../../src/builtin/families/registry.js';
 import { cooperativeNovice } from '../../../src/builtin/user/seedUsers.js';
 import { createSandboxBackend } from '../../../src/sandbox/factory.js';
 import { needService } from '../../support/services.js';
-import { dockerProblem, testLabels } from '../sandbox/support.js';
+import { bwrapProblem, dockerProblem, testLabels } from '../sandbox/support.js';
 import { playBuiltin, strongGenes, weakGenes } from './episodes.js';
 
 const specsAt = (levels: (max: number) => number[]) => builtinFamilies.flatMap((f) => levels(f.maxLevel).map((level) => f.generate({ level }, createRng(`it/${f.name}/${level}`))));
@@ -15,7 +15,7 @@ const everyLevel = (max: number): number[] => Array.from({ length: max }, (_, i)
 // Containers cost seconds on a shared machine: docker takes the levels that span every strictness, feedback and horizon end.
 const spreadLevels = (max: number): number[] => [1, Math.ceil(max / 2), max];
 
-function validationSuite(backendName: 'process' | 'docker', makeBackend: () => SandboxBackend, levels: (max: number) => number[]): void {
+function validationSuite(backendName: 'process' | 'docker' | 'bwrap', makeBackend: () => SandboxBackend, levels: (max: number) => number[]): void {
   it(`${backendName}: check.sh accepts the oracle's result and rejects a defective one`, async function () {
     const backend = makeBackend();
     try {
@@ -108,5 +108,12 @@ describe('built-in families in a real sandbox', function () {
         await backend.dispose();
       }
     });
+  });
+
+  describe('bwrap backend (busybox rootfs)', function () {
+    before(async function () {
+      await needService(this, 'bwrap', bwrapProblem);
+    });
+    validationSuite('bwrap', () => createSandboxBackend('bwrap'), everyLevel);
   });
 });

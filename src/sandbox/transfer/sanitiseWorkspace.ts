@@ -1,0 +1,137 @@
+import { Readable } from 'node:stream';
+import { extract, pack } from 'tar-stream';
+import type { Header as Headers } from 'tar-stream';
+import type { TransferReport, WorkspaceArchive } from '../../core/ports/sandbox.js';
+import { agentUid } from '../docker/tarFiles.js';
+import { resolveInside } from './resolveLink.js';
+import type { TreeEntry } from './resolveLink.js';
+
+export interface SanitiseOptions {
+  /** The workdir as the sandbox sees it; absolute link targets under it count as inside. */
+  workdir: string;
+  /** Bytes of file content kept at most (the sandbox's diskMb). */
+  maxBytes: number;
+  maxEntries?: number;
+}
+
+const listedDrops = 50;
+
+/**
+ * The sanitising transfer (see "The verifier's trust rule"): reads a tar of the agent's workspace as data and
+ * writes one that holds only folders, regular files and links that resolve inside the workspace. Folders come
+ * first (owner rwx, so nothing can lock the extraction or the verifier out), links last, so extracting it never
+ * writes through a link. Everything dropped is listed with why.
+ */
+export async function sanitiseWorkspaceTar(input: Uint8Array, options: SanitiseOptions): Promise<WorkspaceArchive> {
+  const maxEntries = options.maxEntries ?? 100_000;
+  const entries = new Map<string, TreeEntry & { data?: Buffer; mode: number; mtime?: Date }>();
+  const order: string[] = [];
+  const report: TransferReport = { kept: 0, bytes: 0, dropped: [], droppedCount: 0 };
+  const drop = (path: string, reason: string): void => {
+    report.droppedCount++;
+    if (report.dropped.length < listedDrops) report.dropped.push({ path, reason });
+  };
+  let bytes = 0;
+  for await (const { header, data } of readTar(input)) {
+    const path = normaliseName(header.name);
+    if (path === undefined) { drop(printable(header.name), 'name leaves the workspace or is not a plain relative path'); continue; }
+    if (path === '') continue; // the workspace root itself
+    if (entries.has(path)) { drop(path, 'duplicate entry'); continue; }
+    if (entries.size >= maxEntries) { drop(path, `more than ${maxEntries} entries`); continue; }
+    const parentProblem = ancestorProblem(path, entries);
+    if (parentProblem) { drop(path, parentProblem); continue; }
+    const mode = (header.mode ?? 0o644) & 0o777;
+    const base = { mode, ...(header.mtime ? { mtime: header.mtime } : {}) };
+    switch (header.type) {
+      case 'directory':
+        entries.set(path, { kind: 'dir', ...base, mode: mode | 0o700 });
+        break;
+      case 'file':
+      case 'contiguous-file':
+        if (bytes + data.length > options.maxBytes) { drop(path, `past the workspace limit of ${options.maxBytes} bytes`); continue; }
+        bytes += data.length;
+        entries.set(path, { kind: 'file', data, ...base });
+        break;
+      case 'symlink':
+        entries.set(path, { kind: 'symlink', target: header.linkname ?? '', ...base });
+        break;
+      case 'link': {
+        const target = normaliseName(header.linkname ?? '');
+        if (target === undefined || entries.get(target)?.kind !== 'file') { drop(path, 'hard link to something that is not a kept file of the workspace'); continue; }
+        entries.set(path, { kind: 'hardlink', target, ...base });
+        break;
+      }
+      default:
+        drop(path, `${header.type ?? 'unknown'} entries are not copied (only folders, files and links inside the workspace)`);
+        continue;
+    }
+    order.push(path);
+  }
+  dropOutwardLinks(entries, options.workdir, drop);
+  const out = pack();
+  const kept = order.filter((p) => entries.has(p));
+  const rank = (p: string): number => ({ dir: 0, file: 1, hardlink: 2, symlink: 3 })[entries.get(p)!.kind];
+  const owner = { uid: agentUid, gid: agentUid };
+  for (const p of [...kept].sort((a, b) => rank(a) - rank(b))) {
+    const e = entries.get(p)!;
+    const header = { name: p, mode: e.mode, ...owner, ...(e.mtime ? { mtime: e.mtime } : {}) };
+    if (e.kind === 'dir') out.entry({ ...header, type: 'directory' });
+    else if (e.kind === 'file') out.entry({ ...header, type: 'file' }, e.data ?? Buffer.alloc(0));
+    else if (e.kind === 'hardlink') out.entry({ ...header, type: 'link', linkname: e.target });
+    else out.entry({ ...header, type: 'symlink', linkname: e.target });
+  }
+  out.finalize();
+  const chunks: Buffer[] = [];
+  for await (const c of out as unknown as AsyncIterable<Buffer>) chunks.push(c);
+  report.kept = kept.length;
+  report.bytes = bytes;
+  return { tar: Buffer.concat(chunks), report };
+}
+
+/** Drops symlinks until every one left resolves to a kept entry inside the workspace (dropping one can strand another). */
+function dropOutwardLinks(entries: Map<string, TreeEntry>, workdir: string, drop: (path: string, reason: string) => void): void {
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const [path, e] of entries) {
+      if (e.kind !== 'symlink') continue;
+      const verdict = resolveInside(path, entries, workdir);
+      if (verdict === 'inside') continue;
+      entries.delete(path);
+      drop(path, verdict === 'outside' ? `link to "${printable(e.target)}" leaves the workspace` : `link to "${printable(e.target)}" does not resolve to a file or folder of the workspace`);
+      changed = true;
+    }
+  }
+}
+
+/** "./a/b" → "a/b"; undefined for absolute names, ".." parts, NUL or empty parts in the middle. */
+export function normaliseName(name: string): string | undefined {
+  if (name.includes('\0') || name.startsWith('/')) return undefined;
+  const parts = name.split('/').filter((p, i, all) => !(p === '' && i === all.length - 1)).filter((p) => p !== '.');
+  if (parts.some((p) => p === '..' || p === '')) return undefined;
+  return parts.join('/');
+}
+
+function ancestorProblem(path: string, entries: Map<string, TreeEntry>): string | undefined {
+  const parts = path.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const e = entries.get(parts.slice(0, i).join('/'));
+    if (!e) return 'its folder is not in the archive';
+    if (e.kind !== 'dir') return 'under something that is not a folder (a link or a file)';
+  }
+  return undefined;
+}
+
+function printable(s: string): string {
+  const clean = s.replace(/[\0-\x1f\x7f]/g, '?');
+  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
+}
+
+async function* readTar(input: Uint8Array): AsyncGenerator<{ header: Headers; data: Buffer }> {
+  const ex = extract();
+  Readable.from([Buffer.from(input)]).pipe(ex as unknown as NodeJS.WritableStream);
+  for await (const entry of ex as unknown as AsyncIterable<NodeJS.ReadableStream & { header: Headers }>) {
+    const chunks: Buffer[] = [];
+    for await (const c of entry as AsyncIterable<Buffer>) chunks.push(c);
+    yield { header: entry.header, data: Buffer.concat(chunks) };
+  }
+}
