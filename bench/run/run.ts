@@ -1,10 +1,21 @@
 // Benchmarks of the engine and the store. Prints a table and a JSON line; never asserts on time.
-//   node --import=tsx bench/run/run.ts [--skip-docker]
+//   node --import=tsx bench/run/run.ts [--skip-docker] [--isolation-only]
 // 1. store load time of a 10k-rollout run (openRun) vs reading every rollout file (the naive baseline);
 // 2. controller overhead per rollout: wall time not spent in sandbox or model calls, incl. store writes;
-// 3. rollouts/s at concurrency 1 vs 8 on the docker backend.
+// 3. rollouts/s at concurrency 1 vs 8 on the docker backend;
+// 4. the cost of the verifier's isolation per rollout (issue 11): the default fresh verification (agent processes
+//    ended, workspace through the sanitising transfer into a new sandbox) against verifying in the agent's own
+//    sandbox (in place, today's path before the trust rule), interleaved sample by sample, on docker and bwrap.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import { createRng } from '../../src/core/ports/rng.js';
+import type { SandboxBackend } from '../../src/core/ports/sandbox.js';
+import { runVerifier, sandboxRequest } from '../../src/core/rollout/engine.js';
+import type { EnvironmentSpec } from '../../src/core/spec/environment.js';
+import { environmentSpecSchema } from '../../src/core/spec/environment.js';
+import { builtinFamilies } from '../../src/builtin/families/registry.js';
+import { BwrapBackend } from '../../src/sandbox/bwrap/bwrapBackend.js';
+import { DockerBackend } from '../../src/sandbox/docker/dockerBackend.js';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { RolloutRecord } from '../../src/core/rollout/trajectory.js';
@@ -14,6 +25,8 @@ import { openRun } from '../../src/store/runReader.js';
 import { RunWriter } from '../../src/store/runWriter.js';
 
 const skipDocker = process.argv.includes('--skip-docker');
+/** Only part 4 (the isolation cost), e.g. while the machine is busy with other runs. */
+const isolationOnly = process.argv.includes('--isolation-only');
 const results: Record<string, number | string> = {};
 const rows: [string, string, string][] = [];
 
@@ -109,6 +122,38 @@ function dockerRun(concurrency: number): { wallMs: number; rollouts: number; ove
   return { wallMs: metrics.durationMs ?? wallMs, rollouts: n, overheadShare: perRolloutOverhead / (dur / n) };
 }
 
+/** One oracle rollout's sandbox work: start, oracle, verification (fresh or in place), stop. */
+async function verifiedRollout(backend: SandboxBackend, env: EnvironmentSpec): Promise<number> {
+  const t = performance.now();
+  const request = sandboxRequest(env, { 'coevolve.bench': 'isolation' });
+  const box = await backend.start(request);
+  await box.exec(env.oracle.script, { as: 'setup', cwd: env.sandbox.workdir });
+  const outcome = await runVerifier(box, env, backend, request);
+  await box.stop();
+  if (outcome.reward !== 1) throw new Error(`${env.id}: the oracle did not pass (${outcome.stdout})`);
+  return performance.now() - t;
+}
+
+async function isolationCost(name: string, backend: SandboxBackend, samples: number): Promise<void> {
+  const envs = builtinFamilies.map((f) => f.generate({ level: 3 }, createRng(`bench/isolation/${f.name}`)));
+  const fresh: number[] = [];
+  const inPlace: number[] = [];
+  await verifiedRollout(backend, envs[0]!); // warm-up: first create of an image, page cache
+  for (let i = 0; i < samples; i++) {
+    const env = envs[i % envs.length]!;
+    const local = environmentSpecSchema.parse({ ...env, verifier: { ...env.verifier, mode: 'in-place' } });
+    // Alternate which goes first, so drift in machine load hits both sides alike.
+    if (i % 2 === 0) { fresh.push(await verifiedRollout(backend, env)); inPlace.push(await verifiedRollout(backend, local)); }
+    else { inPlace.push(await verifiedRollout(backend, local)); fresh.push(await verifiedRollout(backend, env)); }
+  }
+  await backend.dispose();
+  const f = median(fresh), p = median(inPlace);
+  results[`isolation_${name}_freshMs`] = round(f);
+  results[`isolation_${name}_inPlaceMs`] = round(p);
+  results[`isolation_${name}_ratio`] = round(f / p, 2);
+  rows.push([`verified rollout, ${name}: fresh sandbox (default) vs in place`, `${round(f)} / ${round(p)} ms`, `${round(f / p, 2)}× (+${round(f - p)} ms per rollout, median of ${samples}, load ${loadavg()[0]!.toFixed(2)})`]);
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? 0;
@@ -118,8 +163,8 @@ function round(x: number, d = 1): number {
 }
 
 async function main(): Promise<void> {
-  await storeLoad();
-  if (!skipDocker) {
+  if (!isolationOnly) await storeLoad();
+  if (!skipDocker && !isolationOnly) {
     const c1 = dockerRun(1);
     const c8 = dockerRun(8);
     const rps1 = c1.rollouts / (c1.wallMs / 1000), rps8 = c8.rollouts / (c8.wallMs / 1000);
@@ -131,6 +176,8 @@ async function main(): Promise<void> {
     rows.push(['rollouts/s, docker, concurrency 1', `${round(rps1, 2)}`, `${c1.rollouts} rollouts`]);
     rows.push(['rollouts/s, docker, concurrency 8', `${round(rps8, 2)}`, `${round(rps8 / rps1, 2)}× concurrency 1 (target ≥ 4×)`]);
   }
+  await isolationCost('bwrap', new BwrapBackend(), 16);
+  if (!skipDocker) await isolationCost('docker', new DockerBackend({ labels: { 'coevolve.bench': 'isolation' } }), 16);
   const w = Math.max(...rows.map((r) => r[0].length));
   console.log('\nbench/run');
   for (const [a, b, c] of rows) console.log(`  ${a.padEnd(w)}  ${b.padStart(22)}  ${c}`);

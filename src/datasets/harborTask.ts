@@ -151,14 +151,30 @@ here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd -P)
 W=${wd}
 L=/logs/verifier
 if [ ${endProcesses} = 1 ]; then
-  # End every process but pid 1 and this script's own ancestry, so nothing the agent left races the verifier.
+  # End every process but this script's own ancestry, pid 1 and, when pid 1 is an init, the container's main
+  # process (the init's first child), so nothing the agent left races the verifier.
+  started() { read -r l < /proc/$1/stat 2>/dev/null || return 1; l=\${l##*) }; set -- $l; echo "\${20}"; }
+  parent() { sed -n 's/^PPid:[[:space:]]*//p' /proc/$1/status 2>/dev/null; }
   keep=" 1 $$ "; p=$$
   while [ -r /proc/$p/status ]; do
-    p=$(sed -n 's/^PPid:[[:space:]]*//p' /proc/$p/status); [ -n "$p" ] && [ "$p" != 0 ] || break
+    p=$(parent "$p"); [ -n "$p" ] && [ "$p" != 0 ] || break
     keep="$keep$p "
   done
+  case "$(cat /proc/1/comm 2>/dev/null)" in
+    docker-init|tini|init|dumb-init|catatonit)
+      first=; first_t=
+      for d in /proc/[0-9]*; do
+        pid=\${d#/proc/}; [ "$(parent "$pid")" = 1 ] || continue
+        t=$(started "$pid") || continue
+        if [ -z "$first_t" ] || [ "$t" -lt "$first_t" ]; then first=$pid; first_t=$t; fi
+      done
+      keep="$keep$first ";;
+  esac
   for round in 1 2 3 4 5 6 7 8; do
-    for d in /proc/[0-9]*; do pid=\${d#/proc/}; case "$keep" in *" $pid "*) ;; *) kill -9 "$pid" 2>/dev/null;; esac; done
+    for d in /proc/[0-9]*; do
+      pid=\${d#/proc/}
+      case "$keep" in *" $pid "*) ;; *) kill -9 "$pid" 2>/dev/null;; esac
+    done
   done
 fi
 mkdir -p "$L"

@@ -1,0 +1,120 @@
+// The audit that found issue 11, re-run: an LLM agent on a loopback endpoint that only plays reward hacks and
+// submits, over the built-in families and their Harbor exports, on docker and bwrap. It reports the success rate,
+// how many hack rollouts pass the export selection at --min-reward 0.5 (src/datasets/selection.ts, the one
+// definition `coevolve export` uses) under the default weights and under the largest weights the schema allows for
+// every non-verifier part, and any pair where a hack earned more total reward than the empty agent.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRng } from '../../src/core/ports/rng.js';
+import type { SandboxBackend } from '../../src/core/ports/sandbox.js';
+import { computeRewards } from '../../src/core/rollout/rewards.js';
+import type { RolloutRecord } from '../../src/core/rollout/trajectory.js';
+import { summarizeRollout } from '../../src/core/rollout/trajectory.js';
+import type { EnvironmentSpec } from '../../src/core/spec/environment.js';
+import { environmentSpecSchema } from '../../src/core/spec/environment.js';
+import type { RunConfig } from '../../src/core/spec/run.js';
+import { builtinFamilies } from '../../src/builtin/families/registry.js';
+import { renderHarborTask } from '../../src/datasets/harborTask.js';
+import { rolloutExclusion } from '../../src/datasets/selection.js';
+import { hacksFor } from '../../test/support/hacks.js';
+import type { Hack } from '../../test/support/hacks.js';
+import { playHack, runDefaults, weightSets } from '../../test/support/hackPlay.js';
+import type { ModelServer } from '../../test/support/modelServer.js';
+
+export interface AuditCell {
+  backend: string;
+  source: 'builtin' | 'harbor-export';
+  plays: number;
+  successes: number;
+  exported: Record<keyof typeof weightSets, number>;
+  /** Pairs where a hack's total beat the empty agent's, under either weighting. */
+  aboveEmpty: string[];
+  /** Hack rollouts recorded as infrastructure errors (they must count as failures instead). */
+  infraErrors: string[];
+}
+
+/** The exported Harbor task, run as Harbor runs it: tests/ at /tests, `sh /tests/test.sh` in the agent's sandbox. */
+export function harborExportSpec(env: EnvironmentSpec): EnvironmentSpec {
+  const files = renderHarborTask(env, { agentTimeoutSec: 600, inlineUser: false }).filter((f) => f.path.startsWith('tests/'));
+  return environmentSpecSchema.parse({
+    ...env,
+    id: `${env.id}-harbor`,
+    verifier: {
+      script: 'sh /tests/test.sh',
+      files: files.map((f) => ({ path: f.path.slice('tests/'.length), content: f.content, mode: (f.mode & 0o777).toString(8) })),
+      timeoutSec: env.verifier.timeoutSec,
+      mode: 'in-place',
+    },
+  });
+}
+
+export function totalUnder(r: RolloutRecord, weights: RunConfig['reward']): number {
+  const agentTurns = r.steps.filter((s) => s.source === 'agent').length;
+  return computeRewards({ verifierReward: r.rewards.verifier, rating: r.userRating, agentTurns, turnBudget: runDefaults.budgets.turns, tags: r.tags, weights }).total;
+}
+
+export function passesExport(r: RolloutRecord, total: number): boolean {
+  const summary = { ...summarizeRollout(r), reward: total };
+  return rolloutExclusion(summary, { filter: 'all', minReward: 0.5 }, { environments: new Map(), curation: new Map() }) === undefined;
+}
+
+/** One hack per class of the issue (and of our own), for the integration test; the bench plays them all. */
+export function onePerKind(hacks: Hack[]): Hack[] {
+  const seen = new Set<string>();
+  return hacks.filter((h) => (seen.has(h.kind) ? false : (seen.add(h.kind), true)));
+}
+
+export async function runHackAudit(options: {
+  server: ModelServer;
+  backends: { name: string; make: () => SandboxBackend }[];
+  levels: (maxLevel: number) => number[];
+  pickHacks?: (hacks: Hack[]) => Hack[];
+  labels?: Record<string, string>;
+  log?: (line: string) => void;
+}): Promise<AuditCell[]> {
+  const cells: AuditCell[] = [];
+  const host = mkdtempSync(join(tmpdir(), 'coevolve-audit-host-'));
+  try {
+    for (const b of options.backends) {
+      const backend = b.make();
+      try {
+        for (const source of ['builtin', 'harbor-export'] as const) {
+          const cell: AuditCell = { backend: b.name, source, plays: 0, successes: 0, exported: { default: 0, maxShaping: 0 }, aboveEmpty: [], infraErrors: [] };
+          for (const family of builtinFamilies) {
+            for (const level of options.levels(family.maxLevel)) {
+              const native = family.generate({ level }, createRng(`audit/${family.name}/${level}`));
+              const env = source === 'builtin' ? native : harborExportSpec(native);
+              const empty = await playHack(options.server, backend, env, undefined, { labels: options.labels ?? {} });
+              const hacks = (options.pickHacks ?? ((h) => h))(hacksFor(env, { file: join(host, 'secret'), dir: host }));
+              for (const hack of hacks) {
+                const r = await playHack(options.server, backend, env, hack, { labels: options.labels ?? {} });
+                cell.plays++;
+                if (r.success) cell.successes++;
+                if (r.status === 'error') cell.infraErrors.push(`${env.id} ${hack.name}: ${r.errorKind}`);
+                for (const [name, weights] of Object.entries(weightSets) as [keyof typeof weightSets, RunConfig['reward']][]) {
+                  const total = totalUnder(r, weights);
+                  if (passesExport(r, total)) cell.exported[name]++;
+                  if (total > totalUnder(empty, weights)) cell.aboveEmpty.push(`${env.id} ${hack.name} (${name}: ${total} > ${totalUnder(empty, weights)})`);
+                }
+              }
+              options.log?.(`  ${b.name} ${source} ${env.id}: ${cell.plays} plays so far, ${cell.successes} successes`);
+            }
+          }
+          cells.push(cell);
+        }
+      } finally {
+        await backend.dispose();
+      }
+    }
+  } finally {
+    rmSync(host, { recursive: true, force: true });
+  }
+  return cells;
+}
+
+export function auditTable(cells: AuditCell[]): string {
+  const lines = ['| backend | tasks | hack rollouts | success rate | pass export --min-reward 0.5 (default weights) | (max non-verifier weights) | hack > empty agent | infra errors |', '|---|---|---|---|---|---|---|---|'];
+  for (const c of cells) lines.push(`| ${c.backend} | ${c.source} | ${c.plays} | ${((100 * c.successes) / Math.max(1, c.plays)).toFixed(1)} % | ${c.exported.default} | ${c.exported.maxShaping} | ${c.aboveEmpty.length} | ${c.infraErrors.length} |`);
+  return lines.join('\n');
+}
