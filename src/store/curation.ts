@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { JsonlAppender } from './durableFile.js';
 import { runLayout } from './layout.js';
 import { readRunText, runFileLimits } from './runFiles.js';
+import { isSafeId } from './runPaths.js';
 
 /**
  * Curation decisions on a run, kept in `<runDir>/curation.jsonl` (append-only, one decision per line). Nothing is
@@ -135,6 +136,8 @@ export function entryProblem(value: unknown): string | undefined {
   const e = value as Partial<CurationEntry>;
   if (typeof e.at !== 'string') return '"at" must be an ISO timestamp string';
   if (!e.target || typeof e.target.id !== 'string' || e.target.id.length === 0) return '"target.id" must be a non-empty string';
+  // Viewers open the rollout or environment a decision names: its id must be one a run could have written.
+  if (!isSafeId(e.target.id)) return `"target.id" ${JSON.stringify(String(e.target.id).slice(0, 80))} is not a rollout or environment id`;
   if (!curationTargetKinds.includes(e.target.kind as CurationTargetKind)) return `"target.kind" must be one of ${curationTargetKinds.join(', ')}`;
   if (!curationActions.includes(e.action as CurationAction)) return `"action" must be one of ${curationActions.join(', ')}`;
   if ((e.action === 'label' || e.action === 'unlabel') && (typeof e.label !== 'string' || e.label.trim().length === 0)) return `${e.action} needs a non-empty "label"`;

@@ -206,3 +206,15 @@ describe('hostile run directories (issue 11, item 5)', function () {
     });
   });
 });
+
+describe('curation lines name only ids a run could have written (issue 11, item 5)', () => {
+  it('a decision on "../../x" is a reported bad line, not a target', async () => {
+    const { parseCuration } = await import('../../../src/store/curation.js');
+    const good = { at: '2026-01-01T00:00:00.000Z', target: { kind: 'rollout', id: 'g0000-p0001-t0' }, action: 'accept' };
+    const bad = { ...good, target: { kind: 'environment', id: '../../x' } };
+    const r = parseCuration(`${JSON.stringify(good)}\n${JSON.stringify(bad)}\nnull\n`);
+    assert.equal(r.states.size, 1);
+    assert.deepEqual(r.badLines.map((b) => b.line), [2, 3]);
+    assert.match(r.badLines[0]!.error, /"target\.id" "\.\.\/\.\.\/x" is not a rollout or environment id/);
+  });
+});
