@@ -1,6 +1,7 @@
 // Reading one file of a run directory as untrusted input: the run directory is the boundary (a link that leads
 // out of it is refused), reads are bounded and regular-file only, and every fault names the file relative to the
 // run directory. A run directory may come from anywhere (a colleague, a download), not only from our writer.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { FolderReadError, SafeFolder } from '../files/safeFolder.js';
 
@@ -49,6 +50,8 @@ function folderOf(runDir: string): SafeFolder {
 
 /** Whether the file exists at all (a refused link or a FIFO exists: reading it reports why it is refused). */
 export function runFileExists(runDir: string, rel: string): boolean {
+  // A run directory removed while a viewer still lists it has no files (as existsSync said before), not an error.
+  if (!existsSync(runDir)) return false;
   return folderOf(runDir).entry(rel).kind !== 'missing';
 }
 

@@ -218,3 +218,15 @@ describe('curation lines name only ids a run could have written (issue 11, item 
     assert.match(r.badLines[0]!.error, /"target\.id" "\.\.\/\.\.\/x" is not a rollout or environment id/);
   });
 });
+
+describe('a run directory removed while a viewer still lists it', () => {
+  it('has no files (undefined, not an error), as before the bounded readers', async () => {
+    const { readGenerationMetrics } = await import('../../../src/store/runReader.js');
+    const tmp = mkdtempSync(join(tmpdir(), 'coevolve-gone-'));
+    const dir = await makeRun(tmp, { generations: 1 });
+    assert.ok(readGenerationMetrics(dir, 0));
+    rmSync(tmp, { recursive: true, force: true });
+    assert.equal(readGenerationMetrics(dir, 0), undefined);
+    assert.throws(() => readEnvironment(dir, 'log-triage-l1'), /not found/);
+  });
+});
