@@ -19,7 +19,7 @@ export interface AtifExportStep {
   model_name?: string;
   tool_calls?: { tool_call_id: string; function_name: string; arguments: Record<string, unknown>; extra?: Record<string, unknown> }[];
   observation?: { results: { source_call_id?: string; content?: string; subagent_trajectory_ref?: AtifSubagentRef[]; extra?: Record<string, unknown> }[] };
-  metrics?: { prompt_tokens?: number; completion_tokens?: number; cached_tokens?: number; cost_usd?: number };
+  metrics?: { prompt_tokens?: number; completion_tokens?: number; cached_tokens?: number; cost_usd?: number; prompt_token_ids?: number[]; completion_token_ids?: number[]; logprobs?: number[] };
   /** 0 on a step of a built-in (non-LLM) role: a deterministic dispatch, with no metrics. */
   llm_call_count?: number;
   extra?: Record<string, unknown>;

@@ -30,6 +30,8 @@ export interface DatasetCardInput {
   tags: string[];
   generatedAt: string;
   toolVersion: string;
+  /** Further sections in markdown lines (e.g. which rollouts carry token-level data), before the caveats. */
+  sections?: string[];
 }
 
 const formatBlurb: Record<ExportFormat, { what: string; categories: string[]; unit: string }> = {
@@ -113,6 +115,7 @@ export function renderDatasetCard(c: DatasetCardInput): string {
     '|---|---|---|',
     ...rows,
     '',
+    ...(c.sections ?? []),
     '## Caveats',
     '',
     'Simulated users can inflate success; compare verifier-only success (`metadata.reward.verifier`) with user-inclusive',

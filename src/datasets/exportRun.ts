@@ -8,6 +8,7 @@ import { toolVersion } from '../core/version.js';
 import { curationKey, type CurationState } from '../store/curation.js';
 import { toAtifTrajectory } from './atifExport.js';
 import { toChatJsonl } from './chatJsonl.js';
+import { TokenExport, withAtifTokens } from './tokenExport.js';
 import { contentHash } from './contentHash.js';
 import { renderDatasetCard, type ExportFormat } from './datasetCard.js';
 import { renderHarborTask } from './harborTask.js';
@@ -100,7 +101,11 @@ class ExportContext {
   private readonly tagsSeen = new Set<string>();
   private successful = 0;
 
+  /** Token-level data of the exported rollouts (chat-jsonl), next to the chat lines. */
+  readonly tokens: TokenExport;
+
   constructor(readonly source: RunSource, readonly options: ExportOptions) {
+    this.tokens = new TokenExport(options.outDir);
     this.report = {
       format: options.format, outDir: options.outDir, considered: 0, selected: 0, duplicates: 0, exported: 0,
       perSplit: zeroSplits(), lineages: zeroSplits(), excluded: {}, statsExcluded: {}, files: [], warnings: [...source.problems],
@@ -224,6 +229,7 @@ class ExportContext {
       tags: [...this.tagsSeen].filter((t) => /^[a-z0-9][a-z0-9_-]*$/.test(t)).sort().slice(0, 20),
       generatedAt: (this.options.now ?? new Date()).toISOString(),
       toolVersion,
+      sections: this.tokens.cardSection(),
     });
     this.writeFile('README.md', card);
   }
@@ -274,14 +280,17 @@ function exportRollouts(ctx: ExportContext): void {
         const rec = toChatJsonl(rollout, env, metadata, { weights: options.weights ?? false });
         // Same field order as the record; the tools list is nearly always the same array, serialised once.
         w.write(`{"messages":${JSON.stringify(rec.messages)},"tools":${toolsJson(rec.tools)},"metadata":${JSON.stringify(rec.metadata)}}`);
+        ctx.tokens.add(split, rollout, rollout.tokenSidecar ? source.readRolloutTokens(rollout) : undefined);
       } else {
         // Compact: 10,000 indented files are twice the bytes and time; any JSON viewer indents on demand.
-        ctx.writeFile(`trajectories/${split}/${rollout.id.replace(/[^A-Za-z0-9._-]/g, '_')}.json`, `${JSON.stringify(toAtifTrajectory(rollout, metadata))}\n`);
+        ctx.writeFile(`trajectories/${split}/${rollout.id.replace(/[^A-Za-z0-9._-]/g, '_')}.json`, `${JSON.stringify(withAtifTokens(toAtifTrajectory(rollout, metadata), rollout, rollout.tokenSidecar ? source.readRolloutTokens(rollout) : undefined))}\n`);
       }
       ctx.counted(split, env, metadata.tags, rollout.success);
     }
   } finally {
     for (const w of writers.values()) w.close();
+    ctx.tokens.close();
+    ctx.report.files.push(...ctx.tokens.files);
   }
   if (missingEnv > 0) ctx.report.warnings.push(`${missingEnv} rollout(s) name an environment with no spec file in the run; exported without its instruction and family`);
 }

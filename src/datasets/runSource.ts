@@ -6,7 +6,8 @@ import type { UserProfile } from '../core/spec/user.js';
 import { readCuration, type CurationRead } from '../store/curation.js';
 import { readRunJson, RunFileError, runFileExists, runFileLimits } from '../store/runFiles.js';
 import { isSafeId } from '../store/runPaths.js';
-import { checkSpecRecord, formatRunProblem, openRun, readRollout, salvageRollouts, specSchemas } from '../store/runReader.js';
+import { checkSpecRecord, formatRunProblem, openRun, readRollout, readRolloutTokens, salvageRollouts, specSchemas } from '../store/runReader.js';
+import type { TokenTurn } from '../core/rollout/tokenSidecar.js';
 
 /** What an export reads of a run directory (format v1, ARCHITECTURE.md). Rollout files are opened one at a time. */
 export interface RunSource {
@@ -20,6 +21,8 @@ export interface RunSource {
   readRollout(ref: { generation: number; id: string }): RolloutRecord;
   /** Damaged lines and files of the run: what was skipped or rebuilt, "file:line: ...". */
   problems: string[];
+  /** The token sidecar of a rollout, undefined when it has none. */
+  readRolloutTokens(ref: { generation: number; id: string }): TokenTurn[] | undefined;
 }
 
 export function openRunSource(dir: string): RunSource {
@@ -36,6 +39,7 @@ export function openRunSource(dir: string): RunSource {
     curation: readCuration(dir),
     readRollout: (ref) => readRollout(dir, ref),
     problems,
+    readRolloutTokens: (ref) => readRolloutTokens(dir, ref),
   };
 }
 

@@ -15,8 +15,9 @@ import { modelSettingsOf, parseLlmRole } from './llmRole.js';
 import type { LlmRoleInput } from './llmRole.js';
 import { fromCompletion, fromStream, toWireParams } from './openaiWire.js';
 import type { WireAnswer, WireParams } from './openaiWire.js';
-import type { RequestCache } from './requestCache.js';
+import type { CacheEntry, CachedRefusal, RequestCache } from './requestCache.js';
 import { canonicalJson, describeRequest, normaliseRequest, positionalKey, requestCacheKey, sha256 } from './requestKey.js';
+import type { NormalisedRequest } from './requestKey.js';
 import { defaultBackoff, isRetryableStatus, parseRetryAfter, retryDelayMs } from './retryPolicy.js';
 import type { BackoffPolicy } from './retryPolicy.js';
 import { scrubSecrets } from './scrubSecrets.js';
@@ -177,6 +178,25 @@ export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConf
     return found;
   };
 
+  /** The recording of a request: by its exact key, else (replay only) by its place in the episode; a replay miss throws. */
+  const lookup = async (c: RequestCache, normalised: NormalisedRequest, key: string): Promise<CacheEntry | undefined> => {
+    const hit = await c.get(key);
+    if (hit) return hit;
+    if (c.mode !== 'replay') return undefined;
+    const position = positionalKey(normalised);
+    const byPosition = position ? await c.getByPosition(position) : undefined;
+    if (byPosition) {
+      log(`replay: served ${describeRequest(normalised)} by position: what the model was shown differs from the recording (sandbox output is rarely byte-identical)`);
+      return byPosition;
+    }
+    stats.failures++;
+    throw new ModelError(
+      'replay_miss',
+      `request cache miss in replay mode: ${describeRequest(normalised)} (cache key ${key}, cache ${c.dir}). ` +
+        'A replay-only run makes no network calls; record this request first with cache mode "rw", or replay with the exact config and seed of the recorded run.',
+    );
+  };
+
   return {
     label: `llm ${endpoint.name}/${role.model}`,
     contextWindow() {
@@ -194,32 +214,29 @@ export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConf
       const useCache = cache !== undefined && cache.mode !== 'off';
       const normalised = useCache ? normaliseRequest(params, endpoint.baseUrls) : undefined;
       const key = normalised ? requestCacheKey(normalised) : '';
-      if (cache && normalised && useCache) {
-        const hit = await cache.get(key);
-        if (hit) {
+      if (cache && normalised) {
+        const recorded = await lookup(cache, normalised, key);
+        if (recorded?.refusal) {
           stats.cacheHits++;
-          stats.usage = addUsage(stats.usage, hit.response.usage);
-          return { ...hit.response, cached: true, latencyMs: performance.now() - started };
+          throw refusalError(recorded.refusal);
         }
-        if (cache.mode === 'replay') {
-          const position = positionalKey(normalised);
-          const byPosition = position ? await cache.getByPosition(position) : undefined;
-          if (byPosition) {
-            stats.cacheHits++;
-            stats.usage = addUsage(stats.usage, byPosition.response.usage);
-            log(`replay: served ${describeRequest(normalised)} by position: what the model was shown differs from the recording (sandbox output is rarely byte-identical)`);
-            return { ...byPosition.response, cached: true, latencyMs: performance.now() - started };
-          }
-          stats.failures++;
-          throw new ModelError(
-            'replay_miss',
-            `request cache miss in replay mode: ${describeRequest(normalised)} (cache key ${key}, cache ${cache.dir}). ` +
-              'A replay-only run makes no network calls; record this request first with cache mode "rw", or replay with the exact config and seed of the recorded run.',
-          );
+        if (recorded?.response) {
+          stats.cacheHits++;
+          stats.usage = addUsage(stats.usage, recorded.response.usage);
+          return { ...recorded.response, cached: true, latencyMs: performance.now() - started };
         }
       }
-      // A server may echo the key back in what it generates; the answer is stored in run files and the cache.
-      const answer = scrubAnswer(await network(request, params), scrub);
+      let answer: WireAnswer;
+      try {
+        // A server may echo the key back in what it generates; the answer is stored in run files and the cache.
+        answer = scrubAnswer(await network(request, params), scrub);
+      } catch (err) {
+        const refusal = refusalOf(err);
+        if (refusal && cache?.mode === 'rw' && normalised) {
+          await cache.put({ formatVersion: 1, key, recordedAt: new Date().toISOString(), request: normalised, refusal }, positionalKey(normalised)).catch(() => undefined);
+        }
+        throw err;
+      }
       const costUsd = callCostUsd(endpoint.prices, [role.model, answer.model], answer.promptTokens, answer.completionTokens);
       const usage: Usage = { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, cachedTokens: answer.cachedTokens, costUsd };
       const response: ChatResponse = {
@@ -242,6 +259,16 @@ export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConf
       return response;
     },
   };
+}
+
+function refusalOf(err: unknown): CachedRefusal | undefined {
+  if (err instanceof ContextWindowExceeded) return { kind: 'context_overflow', message: err.message, ...(err.contextWindow !== undefined ? { contextWindow: err.contextWindow } : {}) };
+  if (err instanceof ToolsUnsupported) return { kind: 'tools_unsupported', message: err.message };
+  return undefined;
+}
+
+function refusalError(r: CachedRefusal): Error {
+  return r.kind === 'context_overflow' ? new ContextWindowExceeded(r.message, r.contextWindow) : new ToolsUnsupported(r.message);
 }
 
 function scrubAnswer(answer: WireAnswer, scrub: (text: string) => string): WireAnswer {

@@ -13,7 +13,18 @@ export interface CacheEntry {
   recordedAt: string;
   request: NormalisedRequest;
   /** The answer as the roles saw it: content with text tool calls, reasoning, token data (replayed exactly). */
-  response: Pick<ChatResponse, 'message' | 'finishReason' | 'usage' | 'model' | 'tokens'>;
+  response?: Pick<ChatResponse, 'message' | 'finishReason' | 'usage' | 'model' | 'tokens'>;
+  /**
+   * A refusal the roles act on, recorded so a replay takes the same path: the server had no tools API (the agent
+   * then describes its tools in the prompt) or the prompt did not fit (the agent learns the window it named).
+   */
+  refusal?: CachedRefusal;
+}
+
+export interface CachedRefusal {
+  kind: 'tools_unsupported' | 'context_overflow';
+  message: string;
+  contextWindow?: number;
 }
 
 export interface RequestCache {

@@ -12,6 +12,7 @@ export const runLayout = {
   lock: (dir: string) => runRecordPath(dir, { kind: 'lock' }),
   generationFolder,
   rollout: (dir: string, generation: number, rolloutId: string) => runRecordPath(dir, { kind: 'rollout', generation, id: rolloutId }),
+  rolloutTokens: (dir: string, generation: number, rolloutId: string) => runRecordPath(dir, { kind: 'rolloutTokens', generation, id: rolloutId }),
   generationMetrics: (dir: string, generation: number) => runRecordPath(dir, { kind: 'generation', generation }),
   environment: (dir: string, id: string) => runRecordPath(dir, { kind: 'environment', id }),
   user: (dir: string, id: string) => runRecordPath(dir, { kind: 'user', id }),

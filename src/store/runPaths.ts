@@ -58,6 +58,8 @@ export function generationOfFolder(name: string): number | undefined {
 export type RunRecordRef =
   | { kind: 'manifest' | 'events' | 'curation' | 'lock' }
   | { kind: 'rollout'; generation: number; id: string }
+  /** The token sidecar next to a rollout file (.jsonl, so globs for *.json rollouts never pick it up). */
+  | { kind: 'rolloutTokens'; generation: number; id: string }
   | { kind: 'generation'; generation: number }
   | { kind: 'environment' | 'user' | 'agent'; id: string }
   | { kind: 'artifact'; path: string };
@@ -70,6 +72,7 @@ export function runRecordRelPath(ref: RunRecordRef): string {
     case 'curation': return 'curation.jsonl';
     case 'lock': return 'lock';
     case 'rollout': return `rollouts/${generationFolder(ref.generation)}/${checkRecordId(ref.id, 'rollout')}.json`;
+    case 'rolloutTokens': return `rollouts/${generationFolder(ref.generation)}/${checkRecordId(ref.id, 'rollout')}.tokens.jsonl`;
     case 'generation': return `generations/${generationFolder(ref.generation)}.json`;
     case 'environment': return `environments/${checkRecordId(ref.id, 'environment')}.json`;
     case 'user': return `users/${checkRecordId(ref.id, 'user')}.json`;

@@ -4,6 +4,7 @@ import { parseGenerationMetrics } from '../core/metrics/metricsSchema.js';
 import type { ChildKind, PairPlan, RunEvent, RunManifest } from '../core/ports/runStore.js';
 import { runFormatVersion } from '../core/ports/runStore.js';
 import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
+import { decodeTokenSidecar, type TokenTurn } from '../core/rollout/tokenSidecar.js';
 import { agentConfigSchema, type AgentConfig } from '../core/spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../core/spec/environment.js';
 import { userProfileSchema, type UserProfile } from '../core/spec/user.js';
@@ -204,6 +205,13 @@ export function readRollout(dir: string, ref: { generation: number; id: string }
 }
 
 /** A generation's metrics, checked against the metrics schema of its version; undefined when not written yet. */
+/** The token data of a rollout's agent turns, from its sidecar; undefined when the rollout carries none. */
+export function readRolloutTokens(dir: string, ref: { generation: number; id: string }): TokenTurn[] | undefined {
+  const rel = runRecordRelPath({ kind: 'rolloutTokens', generation: ref.generation, id: ref.id });
+  if (!runFileExists(dir, rel)) return undefined;
+  return decodeTokenSidecar(readRunText(dir, rel, runFileLimits.rollout), join(dir, rel)).turns;
+}
+
 export function readGenerationMetrics<T = unknown>(dir: string, generation: number): T | undefined {
   const rel = runRecordRelPath({ kind: 'generation', generation });
   if (!runFileExists(dir, rel)) return undefined;

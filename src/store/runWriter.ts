@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
+import { encodeTokenSidecar } from '../core/rollout/tokenSidecar.js';
 import type { RolloutRecord } from '../core/rollout/trajectory.js';
 import type { AgentConfig } from '../core/spec/agent.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
@@ -62,7 +63,14 @@ export class RunWriter implements RunRecorder {
   }
 
   writeRollout(record: RolloutRecord): Promise<void> {
-    return this.enqueue(() => writeFileDurable(runLayout.rollout(this.runDir, record.generation, record.id), JSON.stringify(record)));
+    const { tokens, ...stored } = record;
+    const sidecar = runLayout.rolloutTokens(this.runDir, record.generation, record.id);
+    if (tokens && tokens.length > 0) stored.tokenSidecar = { file: basename(sidecar), turns: tokens.length };
+    return this.enqueue(async () => {
+      // The sidecar is durable before the rollout file that names it, as that file is before its event.
+      if (tokens && tokens.length > 0) await writeFileDurable(sidecar, encodeTokenSidecar(record.id, tokens));
+      await writeFileDurable(runLayout.rollout(this.runDir, record.generation, record.id), JSON.stringify(stored));
+    });
   }
 
   writeGenerationMetrics(generation: number, metrics: unknown): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Cancellation } from '../ports/cancellation.js';
-import type { ModelSettings, ToolDefinition, Usage } from '../ports/model.js';
+import type { ModelSettings, TokenData, ToolDefinition, Usage } from '../ports/model.js';
 import type { Rng } from '../ports/rng.js';
 import type { AtifStep, CommandObservation, PromptNotes, StopReason, UserRating, VerifierOutcome } from '../rollout/trajectory.js';
 import type { AgentConfig } from '../spec/agent.js';
@@ -51,6 +51,8 @@ export interface AgentTurn {
   modelName?: string;
   /** How this turn's prompt was made to fit: results cut, earlier turns left out (recorded on the step). */
   promptNotes?: PromptNotes;
+  /** Token ids and logprobs of this turn, where the server sent them (kept in the rollout's token sidecar). */
+  tokens?: TokenData;
 }
 
 export interface ToolResult {

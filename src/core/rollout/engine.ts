@@ -12,6 +12,7 @@ import type { RunConfig } from '../spec/run.js';
 import type { UserProfile } from '../spec/user.js';
 import { computeRewards, isSuccess } from './rewards.js';
 import { roleModels } from './roleModels.js';
+import type { TokenTurn } from './tokenSidecar.js';
 import type { AtifStep, ErrorKind, RolloutRecord, RolloutStatus, UserRating, VerificationRecord, VerifierOutcome } from './trajectory.js';
 import { verify } from './verification.js';
 
@@ -71,6 +72,7 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
   // Which kind of call is under way, so a failure is classed by where it came from (outcome classes).
   let phase: 'start' | 'sandbox' | 'model' = 'start';
   let sandboxUp = false;
+  const tokenTurns: TokenTurn[] = [];
 
   // The wall-clock budget and the caller's cancellation share one signal, so every sandbox and model call stops.
   const wall = new AbortController();
@@ -146,6 +148,7 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
         metrics: { prompt_tokens: turn.usage.promptTokens, completion_tokens: turn.usage.completionTokens, cached_tokens: turn.usage.cachedTokens, cost_usd: turn.usage.costUsd },
         ...(turn.promptNotes ? { extra: { context: turn.promptNotes } } : {}),
       });
+      if (turn.tokens) tokenTurns.push({ step: agentStep.step_id, ...turn.tokens });
       if (turn.calls.length === 0) {
         // A turn without tool calls is a message to the user (models often answer in plain text).
         if (turn.message) {
@@ -273,6 +276,7 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
   };
   const models = roleModels(deps.roles);
   if (models) record.models = models;
+  if (tokenTurns.length > 0) record.tokens = tokenTurns;
   if (end?.status === 'truncated') record.truncationReason = end.reason;
   if (error) record.error = error;
   if (errorKind) record.errorKind = errorKind;

@@ -1,4 +1,5 @@
 import type { ModelSettings, Usage } from '../ports/model.js';
+import type { TokenTurn } from './tokenSidecar.js';
 
 /** How an agent step's prompt was fitted to the model's context window (see contextFit.ts for the policy). */
 export interface PromptNotes {
@@ -151,6 +152,13 @@ export interface RolloutRecord {
   timing: { sandboxMs: number; modelMs: number };
   /** The models behind the LLM roles and how they were asked (sampling, extraBody), for reproducibility. */
   models?: Partial<Record<'agent' | 'user' | 'judge', ModelSettings>>;
+  /**
+   * Token-level data of the agent's turns, in memory only: the run writer moves it into the sidecar file next to
+   * the rollout (`<id>.tokens.jsonl`) and leaves `tokenSidecar` in its place.
+   */
+  tokens?: TokenTurn[];
+  /** Set in a stored rollout whose agent turns carry token data: the sidecar's file name and turn count. */
+  tokenSidecar?: { file: string; turns: number };
 }
 
 /** What the event log and index keep of a rollout: enough for trees and tables without opening the file. */

@@ -11,26 +11,8 @@ import { roleMarker } from '../../../src/core/roles/llm/roleMarker.js';
 import { endpointSchema } from '../../../src/core/spec/run.js';
 import { createChatModel, type LlmRoleConfig } from '../../../src/llm/createChatModel.js';
 import { createRequestCache } from '../../../src/llm/requestCache.js';
-import { startModelServer, type ModelServerOptions } from '../../support/modelServer.js';
-
-interface Fixture {
-  name: string;
-  server: ModelServerOptions;
-  role?: Partial<LlmRoleConfig>;
-  /** The server has no tool parser: the agent sends no tools and the call comes back as text. */
-  textTools?: boolean;
-  tokens?: 'ids' | 'logprobs';
-}
-
-export const fixtures: Fixture[] = [
-  { name: 'vLLM, reasoning and tool parsers, token ids', server: { flavor: 'vllm' }, role: { tokenData: 'vllm' }, tokens: 'ids' },
-  { name: 'vLLM before 0.11 (reasoning_content)', server: { flavor: 'vllm', legacyReasoningField: true }, role: { tokenData: 'logprobs' }, tokens: 'logprobs' },
-  { name: 'vLLM without parsers (inline <think>, text tool calls)', server: { flavor: 'vllm', reasoningParser: false, toolParser: false }, textTools: true, role: { tokenData: 'vllm' }, tokens: 'ids' },
-  { name: 'SGLang with reasoning and tool parsers, logprobs', server: { flavor: 'sglang' }, role: { tokenData: 'logprobs' }, tokens: 'logprobs' },
-  { name: 'Ollama', server: { flavor: 'ollama' } },
-  { name: 'llama.cpp server (reasoning_format deepseek)', server: { flavor: 'llamacpp' } },
-  { name: 'llama.cpp server, reasoning_format none (inline <think>)', server: { flavor: 'llamacpp' }, role: { extraBody: { reasoning_format: 'none' } } },
-];
+import { fixtures } from '../../support/flavorFixtures.js';
+import { startModelServer } from '../../support/modelServer.js';
 
 const reasoning = 'The user wants the files listed. I will run ls first.';
 

@@ -152,6 +152,7 @@ export function createLlmAgent(model: ChatModel, options: LlmAgentOptions = {}):
             usage: res.usage,
             modelName: res.model,
             ...(promptNotes ? { promptNotes } : {}),
+            ...(res.tokens ? { tokens: res.tokens } : {}),
           };
           return turn;
         },
