@@ -117,7 +117,7 @@ async function checkTokens(server: ModelServer, runDir: string, rollouts: Rollou
   }
 
   const chatOut = `${outBase}-chat`;
-  const chat = runCli(['export', runDir, '--format', 'chat-jsonl', '--filter', 'all', '--out', chatOut]);
+  const chat = runCli(['export', runDir, '--format', 'chat-jsonl', '--filter', 'all', '--include-unsandboxed', '--out', chatOut]);
   assert.equal(chat.code, 0, chat.stderr + chat.stdout);
   const lines: TokenRolloutLine[] = readdirSync(join(chatOut, 'data'))
     .filter((f) => f.endsWith('.tokens.jsonl'))
@@ -144,7 +144,7 @@ async function checkTokens(server: ModelServer, runDir: string, rollouts: Rollou
   for (const line of lines) assert.ok(card.includes(`\`${line.rollout_id}\``), 'the card names the rollouts that carry it');
 
   const atifOut = `${outBase}-atif`;
-  assert.equal(runCli(['export', runDir, '--format', 'atif', '--filter', 'all', '--out', atifOut]).code, 0);
+  assert.equal(runCli(['export', runDir, '--format', 'atif', '--filter', 'all', '--include-unsandboxed', '--out', atifOut]).code, 0);
   const atifFiles = readdirSync(join(atifOut, 'trajectories'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
   assert.ok(atifFiles.length > 0);
   for (const e of atifFiles) {
