@@ -55,9 +55,28 @@ export interface Ledger {
   /** Admitted user children with their paired effect, for the running mean. */
   userEffects: { userId: string; vsParent: number }[];
   frozen?: FrozenSets;
+  /**
+   * Children that were measured but not admitted (screened out, user children refused after their paired plays): the
+   * fit keeps their plays, so every measured child teaches the model what its move does. Absent in older snapshots.
+   */
+  probes?: Probe[];
+  /** What each tried move of a parent led to (`moveKey`), so the same child is not planned and refused again. */
+  made?: Record<string, { id: string; verdict: string }>;
 }
 
-export const emptyLedger = (): Ledger => ({ cells: {}, agents: [], candidates: [], testPlays: {}, promotionPlays: {}, userEffects: [] });
+/** A measured child outside the archive: enough for the fit (its parent and the move that made it). */
+export interface Probe {
+  kind: 'environment' | 'user';
+  id: string;
+  parent: string;
+  operator: string;
+  family?: string;
+}
+
+/** The key of one tried move: kind, parent id and the full operator ("easier:feedback+easier:feedback"). */
+export const moveKey = (kind: 'environment' | 'user', parentId: string, operator: string): string => `${kind}|${parentId}|${operator}`;
+
+export const emptyLedger = (): Ledger => ({ cells: {}, agents: [], candidates: [], testPlays: {}, promotionPlays: {}, userEffects: [], probes: [], made: {} });
 
 /** The serialisable controller state at the end of a generation; resume starts from it. */
 export interface ArchiveSnapshot {
@@ -104,6 +123,14 @@ export class Archive {
     return [...this.pairs.values()].filter((p) => !p.retired && !p.quarantined);
   }
 
+  /** Adds no-hint outcomes of a combination that is not (or not yet) a pair to the model's cells only. */
+  addCell(agentId: string, envId: string, userId: string, successes: number, trials: number): void {
+    if (trials <= 0) return;
+    const cell = (this.ledger.cells[`${agentId}|${envId}|${userId}`] ??= { successes: 0, trials: 0 });
+    cell.successes += successes;
+    cell.trials += trials;
+  }
+
   /** Adds no-hint outcomes of a pair (archive or screening plays) to the pair and to the model's cells. */
   addOutcomes(pair: PairEntry, agentId: string, successes: number, trials: number): void {
     if (trials <= 0) return;
@@ -111,9 +138,7 @@ export class Archive {
     const own = (pair.plays[agentId] ??= { successes: 0, trials: 0 });
     own.successes += successes;
     own.trials += trials;
-    const cell = (this.ledger.cells[`${agentId}|${pair.envId}|${pair.userId}`] ??= { successes: 0, trials: 0 });
-    cell.successes += successes;
-    cell.trials += trials;
+    this.addCell(agentId, pair.envId, pair.userId, successes, trials);
   }
 
   record(pairId: string, generation: number, stats: PairStatsFull): void {

@@ -10,14 +10,14 @@ import { meanWithInterval } from '../metrics/summaries.js';
 import { agentConfigSchema, type AgentConfig } from '../spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment.js';
 import { userProfileSchema, type UserProfile } from '../spec/user.js';
-import type { PairEntry } from './archive.js';
+import { moveKey, type PairEntry } from './archive.js';
 import { environmentFingerprint } from './fingerprint.js';
 import type { FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
 import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 import { availableMoves, makeEnvironmentChild, makeUserChild } from './moves.js';
 import { realismProblems } from './realism.js';
-import { learnedEffects, planChildren, type ChildPlan } from './steering.js';
+import { planChildren, type ChildPlan } from './steering.js';
 import { validateEnvironment } from './validateEnvironment.js';
 
 export interface ChildOutcome {
@@ -46,10 +46,11 @@ export interface PopulationOutcome {
   realism: { userId: string; indicators: ReturnType<typeof realismIndicators>; violations: string[] }[];
 }
 
-type Candidate =
+type Candidate = (
   | { outcome: ChildOutcome; kind: 'environment'; spec?: EnvironmentSpec; userId: string; screen?: { successes: number; trials: number } }
   | { outcome: ChildOutcome; kind: 'user'; user?: UserProfile; envId: string; screen?: { successes: number; trials: number }; effect?: UserEffectEntry; realism?: PopulationOutcome['realism'][number] }
-  | { outcome: ChildOutcome; kind: 'pair'; envId: string; userId: string; screen?: { successes: number; trials: number } };
+  | { outcome: ChildOutcome; kind: 'pair'; envId: string; userId: string; screen?: { successes: number; trials: number } }
+) & { cells?: CellPlays[] };
 
 /**
  * Plans children from the fitted model (steering.ts), makes and validates them, screens each on a few plays with the
@@ -75,7 +76,13 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     userRoot: model.userRoot,
     envMoves: (e) => availableMoves(ctx.roles.designer, e),
     userMoves: (u) => availableMoves(ctx.roles.userEvolver, u),
-    effects: learnedEffects(ctx.archive.envs, ctx.archive.users, model.fit),
+    effectOf: model.moveEffect,
+    // Only a role that lists its moves makes the same child from the same move again; a role that proposes by
+    // direction (an LLM designer) makes a new child every time, so nothing it tried is ruled out.
+    tried: (kind, parentId, operator) => {
+      const listsMoves = kind === 'environment' ? ctx.roles.designer.moves : ctx.roles.userEvolver.moves;
+      return listsMoves !== undefined && ctx.archive.ledger.made?.[moveKey(kind, parentId, operator)] !== undefined;
+    },
     count,
     maxUserChildren: Math.max(1, Math.floor(count / 4)),
     maxRepairs: Math.floor(count / 3),
@@ -91,6 +98,8 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
       if (c.effect) out.userEffects.push({ ...c.effect, admitted: c.outcome.accepted });
       if (c.realism) out.realism.push(c.realism);
     }
+    if (c.kind !== 'pair') (ctx.archive.ledger.made ??= {})[moveKey(c.kind, c.outcome.parent, c.outcome.operator)] = { id: c.outcome.id, verdict: c.outcome.accepted ? 'admitted' : (c.outcome.reason ?? 'refused') };
+    keepMeasurements(ctx, c, agent.id);
     if (!c.outcome.accepted) {
       out.outcomes.push(c.outcome);
       continue;
@@ -124,11 +133,26 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
   return out;
 }
 
+/** Plays of a combination that feed only the model's cells (not the admitted pair's own evidence). */
+interface CellPlays { envId: string; userId: string; successes: number; trials: number }
+
+/**
+ * Every measurement play teaches the fit: a refused child's plays go to the model's cells and the child becomes a probe
+ * (a parameter of the fit with its parent and move, outside the archive), so the fit learns what its move does.
+ */
+function keepMeasurements(ctx: ChildContext, c: Candidate, agentId: string): void {
+  for (const p of c.cells ?? []) ctx.archive.addCell(agentId, p.envId, p.userId, p.successes, p.trials);
+  if (c.outcome.accepted || c.kind === 'pair' || !(c.cells ?? []).some((p) => p.trials > 0)) return;
+  const id = c.kind === 'environment' ? c.spec?.id : c.user?.id;
+  if (id) (ctx.archive.ledger.probes ??= []).push({ kind: c.kind, id, parent: c.outcome.parent, operator: c.outcome.operator });
+}
+
 async function childOf(ctx: ChildContext, plan: ChildPlan, agent: AgentConfig, rng: Rng, fingerprints: ReadonlySet<string>): Promise<Candidate> {
   if (plan.kind === 'repair') {
     const outcome: ChildOutcome = { kind: 'pair', id: `${plan.envId}+${plan.userId}`, parent: plan.envId, operator: 'repair', accepted: true, predicted: plan.predicted };
     const screen = await screenPair(ctx, ctx.archive.users.get(plan.userId)!, ctx.archive.envs.get(plan.envId)!, agent, plan.envId);
-    return { kind: 'pair', envId: plan.envId, userId: plan.userId, outcome: screened(ctx, outcome, screen, plan.predicted), screen };
+    const verdict = screened(ctx, outcome, screen, plan.predicted);
+    return { kind: 'pair', envId: plan.envId, userId: plan.userId, outcome: verdict, screen, cells: verdict.accepted ? [] : [{ envId: plan.envId, userId: plan.userId, ...screen }] };
   }
   const env = ctx.archive.envs.get(plan.parent.envId)!;
   const user = ctx.archive.users.get(plan.parent.userId)!;
@@ -143,7 +167,8 @@ async function childOf(ctx: ChildContext, plan: ChildPlan, agent: AgentConfig, r
     const outcome: ChildOutcome = { ...base, id: proposal.child.id, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }) };
     if (!verdict.ok) return { kind: 'environment', userId: user.id, outcome };
     const screen = await screenPair(ctx, user, verdict.spec, agent, verdict.spec.id);
-    return { kind: 'environment', userId: user.id, spec: verdict.spec, outcome: screened(ctx, outcome, screen, plan.predicted), screen };
+    const judged = screened(ctx, outcome, screen, plan.predicted);
+    return { kind: 'environment', userId: user.id, spec: verdict.spec, outcome: judged, screen, cells: judged.accepted ? [] : [{ envId: verdict.spec.id, userId: user.id, ...screen }] };
   }
   const proposal = await guarded(ctx, 'user evolver', () => makeUserChild(ctx.roles.userEvolver, { parent: user, move: plan.move, stats, generation: ctx.generation + 1, rng, ...signal }));
   const base = { kind: 'user' as const, parent: user.id, operator: proposal.operator, predicted: plan.predicted };
@@ -221,7 +246,7 @@ async function admitEnvironment(ctx: ChildContext, candidate: EnvironmentSpec, f
  * within their bounds, a reference play with the hint must satisfy it, and it must be harder than its parent.
  */
 async function admitUser(ctx: ChildContext, candidate: UserProfile, parent: UserProfile, env: EnvironmentSpec, agent: AgentConfig, base: Omit<ChildOutcome, 'id' | 'accepted'>): Promise<Candidate> {
-  const refuse = (id: string, reason: string, detail: string, extra: Partial<Extract<Candidate, { kind: 'user' }>> = {}): Candidate => ({ kind: 'user', envId: env.id, outcome: { ...base, id, accepted: false, reason, detail }, ...extra });
+  const refuse = (id: string, reason: string, detail: string, extra: Partial<Extract<Candidate, { kind: 'user' }>> & { cells?: CellPlays[] } = {}): Candidate => ({ kind: 'user', envId: env.id, outcome: { ...base, id, accepted: false, reason, detail }, ...extra });
   const parsed = userProfileSchema.safeParse(candidate);
   if (!parsed.success) return refuse(`${parent.id}~${base.operator}`, 'invalid_spec', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const user = parsed.data;
@@ -245,12 +270,16 @@ async function admitUser(ctx: ChildContext, candidate: UserProfile, parent: User
   const indicators = realismIndicators(childRecords, referencePlay[0]!.success);
   const violations = realismViolations(indicators);
   const realism = { userId: user.id, indicators, violations };
-  if (violations.length > 0) return refuse(user.id, 'realism_unsatisfiable', violations.join('; '), { effect, realism });
-  if (vsParent.mean <= 0) return refuse(user.id, 'not_harder', `on ${vsParent.n} paired plays the child succeeded as often as its parent or more (effect ${vsParent.mean.toFixed(2)})`, { effect, realism });
+  // The child's and the parent's plays teach the fit the user move's effect whatever the verdict.
+  const cellsOf = (records: RolloutRecord[], userId: string, skipEnv?: string): CellPlays[] =>
+    envs.filter((e) => e.id !== skipEnv).map((e) => ({ envId: e.id, userId, ...countOutcomes(records.filter((r) => r.envId === e.id).map(outcomeOf)) }));
+  const measured = (admitted: boolean): CellPlays[] => [...cellsOf(childRecords, user.id, admitted ? env.id : undefined), ...cellsOf(parentRecords, parent.id)];
+  if (violations.length > 0) return refuse(user.id, 'realism_unsatisfiable', violations.join('; '), { effect, realism, user, cells: measured(false) });
+  if (vsParent.mean <= 0) return refuse(user.id, 'not_harder', `on ${vsParent.n} paired plays the child succeeded as often as its parent or more (effect ${vsParent.mean.toFixed(2)})`, { effect, realism, user, cells: measured(false) });
   const onParentEnv = childRecords.filter((r) => r.envId === env.id).map(outcomeOf);
   const screen = countOutcomes(onParentEnv);
   const outcome = screened(ctx, { ...base, id: user.id, accepted: true }, screen, base.predicted);
-  return { kind: 'user', envId: env.id, user, outcome, screen, effect, realism };
+  return { kind: 'user', envId: env.id, user, outcome, screen, effect, realism, cells: measured(outcome.accepted) };
 }
 
 /** The parent pair's environment and the next active environments of other families, in id order. */

@@ -32,20 +32,18 @@ export interface SteeringInput {
   userRoot: (userId: string) => string;
   envMoves: (env: EnvironmentSpec) => DesignMove[];
   userMoves: (user: UserProfile) => DesignMove[];
-  effects: Map<string, number>;
+  /** The fitted effect of one step of a move (environment moves per family, user moves across users). */
+  effectOf: (kind: 'environment' | 'user', family: string | undefined, moveId: string) => number;
+  /** Whether this move of this parent was already tried (its child is in the archive or was refused). */
+  tried: (kind: 'environment' | 'user', parentId: string, operator: string) => boolean;
   count: number;
   maxUserChildren: number;
   maxRepairs: number;
   centre: number;
 }
 
-/** A move's expected effect on difficulty: learned from the run's children, else the role's figure, else ±0.5. */
-export function moveEffect(move: DesignMove, learned: Map<string, number>): number {
-  return learned.get(move.id) ?? move.expectedEffect ?? (move.direction === 'harder' ? 0.5 : -0.5);
-}
-
 /** Most steps of one move in a child: enough to walk a parent far from the band back within a few generations. */
-export const maxSteps = 3;
+export const maxSteps = 6;
 
 export function planChildren(input: SteeringInput): ChildPlan[] {
   const { fit, agentId } = input;
@@ -59,14 +57,18 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
   const candidates: (ChildPlan & { key: string })[] = [];
   for (const parent of eligible) {
     const niche = nicheOf(parent.envId, parent.userId);
-    for (const move of input.envMoves(input.envs.get(parent.envId)!)) {
+    const env = input.envs.get(parent.envId)!;
+    for (const move of input.envMoves(env)) {
+      const effect = input.effectOf('environment', env.family, move.id);
       for (let times = 1; times <= maxSteps; times++) {
-        const predicted = logistic(theta - (b(parent.envId) + times * moveEffect(move, input.effects)) - u(parent.userId));
+        if (input.tried('environment', parent.envId, Array.from({ length: times }, () => move.id).join('+'))) continue;
+        const predicted = logistic(theta - (b(parent.envId) + times * effect) - u(parent.userId));
         candidates.push({ kind: 'environment', parent, move, times, predicted, niche, key: `e|${parent.envId}|${parent.userId}|${move.id}|${times}` });
       }
     }
     for (const move of input.userMoves(input.users.get(parent.userId)!).filter((m) => m.direction === 'harder')) {
-      const predicted = logistic(theta - b(parent.envId) - (u(parent.userId) + moveEffect(move, input.effects)));
+      if (input.tried('user', parent.userId, move.id)) continue;
+      const predicted = logistic(theta - b(parent.envId) - (u(parent.userId) + input.effectOf('user', undefined, move.id)));
       candidates.push({ kind: 'user', parent, move, predicted, niche, key: `u|${parent.envId}|${parent.userId}|${move.id}` });
     }
   }
@@ -90,16 +92,28 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
   const chosen: ChildPlan[] = [];
   const usedParents = new Set<string>();
   const usedCombos = new Set<string>();
+  // One plan per resulting child: the same move of the same environment (or user) from two pairs makes the same child.
+  const usedResults = new Set<string>();
+  const resultOf = (c: ChildPlan): string | undefined => (c.kind === 'environment' ? `e|${c.parent.envId}|${c.move.id}|${c.times}` : c.kind === 'user' ? `u|${c.parent.userId}|${c.move.id}` : undefined);
+  const take = (c: ChildPlan): void => {
+    const r = resultOf(c);
+    if (r) usedResults.add(r);
+  };
+  const fresh = (c: ChildPlan): boolean => {
+    const r = resultOf(c);
+    return r === undefined || !usedResults.has(r);
+  };
   let users = 0, repairs = 0;
   // Users co-evolve every generation: the user slots go first, to the user moves predicted closest to the centre.
   const userFirst = candidates.filter((c) => c.kind === 'user').sort((x, y) => Math.abs(x.predicted - input.centre) - Math.abs(y.predicted - input.centre) || x.key.localeCompare(y.key));
   for (const c of userFirst) {
     if (users >= input.maxUserChildren || chosen.length >= input.count || c.kind !== 'user') break;
-    if (usedParents.has(`user|${c.parent.pairId}`)) continue;
+    if (usedParents.has(`user|${c.parent.pairId}`) || !fresh(c)) continue;
     const list = byNiche.get(c.niche)!;
     list.splice(list.indexOf(c), 1);
     const { key: _key, ...plan } = c;
     chosen.push(plan);
+    take(plan);
     usedParents.add(`user|${c.parent.pairId}`);
     users++;
   }
@@ -112,12 +126,13 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
         if (c.kind === 'user' && users >= input.maxUserChildren) return false;
         if (c.kind === 'repair' && (repairs >= input.maxRepairs || usedCombos.has(`${c.envId}|${c.userId}`))) return false;
         if (c.kind !== 'repair' && usedParents.has(`${c.kind}|${c.parent.pairId}`)) return false;
-        return true;
+        return fresh(c);
       });
       if (!pick) continue;
       list.splice(list.indexOf(pick), 1);
       const { key: _key, ...plan } = pick;
       chosen.push(plan);
+      take(plan);
       progressed = true;
       if (pick.kind === 'user') users++;
       if (pick.kind === 'repair') {
@@ -128,33 +143,4 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
     if (!progressed) break;
   }
   return chosen;
-}
-
-/**
- * Each move's effect as the run measured it: for children of known parents, child minus parent difficulty (environment
- * moves on b, user moves on u), averaged per move with 2 pseudo-observations of the role's figure (or ±0.5).
- */
-export function learnedEffects(envs: Map<string, EnvironmentSpec>, users: Map<string, UserProfile>, fit: RaschFit, minTrials = 4): Map<string, number> {
-  const sums = new Map<string, { sum: number; n: number; prior: number }>();
-  // A child of several steps ("easier:a+easier:a") counts as that many observations of a step of the difference / steps.
-  const add = (op: string | null, child: number, parent: number): void => {
-    if (!op) return;
-    const parts = op.split('+');
-    for (const part of parts) {
-      const prior = part.startsWith('easier') ? -0.5 : 0.5;
-      const s = sums.get(part) ?? { sum: 0, n: 0, prior };
-      s.sum += (child - parent) / parts.length;
-      s.n++;
-      sums.set(part, s);
-    }
-  };
-  for (const e of envs.values()) {
-    const c = fit.environments.get(e.id), p = e.lineage.parent ? fit.environments.get(e.lineage.parent) : undefined;
-    if (c && p && c.trials >= minTrials) add(e.lineage.operator, c.value, p.value);
-  }
-  for (const x of users.values()) {
-    const c = fit.users.get(x.id), p = x.lineage.parent ? fit.users.get(x.lineage.parent) : undefined;
-    if (c && p && c.trials >= minTrials) add(x.lineage.operator, c.value, p.value);
-  }
-  return new Map([...sums].map(([op, s]) => [op, (2 * s.prior + s.sum) / (2 + s.n)]));
 }

@@ -5,6 +5,11 @@ import { logistic } from './distributions.js';
  * likelihood, so environments, users and agents sit on one logit scale. Deterministic: a fixed number of sweeps of
  * one-dimensional Newton steps in sorted order. The zero point is a translation applied after the fit (it leaves
  * every prediction unchanged): the mean of the anchor environments and the mean of the anchor users are 0.
+ *
+ * A child made from its parent by named moves has the prior b_child ~ N(b_parent + Σ steps · δ_move, priorSd²): the
+ * move effects δ are parameters of the fit shared by every child made with that move, so they are learned from all
+ * of those children together (and the parent learns from its children). Estimating a move's effect as the mean
+ * difference of shrunk child and parent estimates would be biased toward 0 by the shrinkage; this is not.
  */
 
 export type RaschKind = 'agent' | 'environment' | 'user';
@@ -18,6 +23,15 @@ export interface RaschParameter {
   priorSd: number;
   /** Part of the zero point (seed environments and seed users). */
   anchor?: boolean;
+  /** The moves that made it from its parent, each with its number of steps; their effects add to the prior mean. */
+  moves?: { id: string; steps: number }[];
+}
+
+/** Prior of a move's effect on the difficulty of what it is applied to (+ harder), on the logit scale. */
+export interface RaschMovePrior {
+  id: string;
+  mean: number;
+  sd: number;
 }
 
 export interface RaschCell {
@@ -41,6 +55,8 @@ export interface RaschFit {
   agents: Map<string, RaschEstimate>;
   environments: Map<string, RaschEstimate>;
   users: Map<string, RaschEstimate>;
+  /** Effect of one step of each move (kind = the kind of what it moves); `trials` = plays of the children made with it. */
+  moves: Map<string, RaschEstimate>;
   trials: number;
   /** P(success) for a combination; parameters the fit never saw count as 0 (the scale's centre). */
   predict(agent: string, env: string, user: string): number;
@@ -48,10 +64,10 @@ export interface RaschFit {
   predictionSe(agent: string, env: string, user: string): number;
 }
 
-const sweeps = 40;
+const sweeps = 60;
 const maxStep = 1.5;
 
-export function fitRasch(parameters: RaschParameter[], cells: RaschCell[]): RaschFit {
+export function fitRasch(parameters: RaschParameter[], cells: RaschCell[], movePriors: RaschMovePrior[] = []): RaschFit {
   const key = (kind: RaschKind, id: string): string => `${kind}\u0000${id}`;
   // Parents before children, so a child's prior mean is its parent's estimate of the same sweep.
   const byKey = new Map(parameters.map((p) => [key(p.kind, p.id), p]));
@@ -74,15 +90,33 @@ export function fitRasch(parameters: RaschParameter[], cells: RaschCell[]): Rasc
   }
   const eta = (c: RaschCell): number => value.get(key('agent', c.agent))! - value.get(key('environment', c.env))! - value.get(key('user', c.user))!;
 
+  // Children of each parameter (same kind, known parent) and the children made with each move.
+  const hasParent = (p: RaschParameter): boolean => !!p.parent && value.has(key(p.kind, p.parent));
+  const childrenOf = new Map<string, RaschParameter[]>();
+  for (const p of params) if (hasParent(p)) childrenOf.set(key(p.kind, p.parent!), [...(childrenOf.get(key(p.kind, p.parent!)) ?? []), p]);
+  const priorOfMove = new Map(movePriors.map((m) => [m.id, m]));
+  const moveIds = [...new Set([...params.filter(hasParent).flatMap((p) => (p.moves ?? []).map((m) => m.id)), ...movePriors.map((m) => m.id)])].sort();
+  const effect = new Map<string, number>(moveIds.map((id) => [id, priorOfMove.get(id)?.mean ?? 0]));
+  const madeWith = new Map<string, RaschParameter[]>(moveIds.map((id) => [id, []]));
+  for (const p of params) if (hasParent(p)) for (const m of p.moves ?? []) madeWith.get(m.id)!.push(p);
+  const moveInfo = new Map<string, number>();
+  /** The prior mean of a parameter: its parent plus its moves, or 0. */
+  const priorMean = (p: RaschParameter): number => (hasParent(p) ? value.get(key(p.kind, p.parent!))! + (p.moves ?? []).reduce((s, m) => s + m.steps * effect.get(m.id)!, 0) : 0);
+
   for (let sweep = 0; sweep < sweeps; sweep++) {
     for (const p of params) {
       const k = key(p.kind, p.id);
       const sign = p.kind === 'agent' ? 1 : -1;
       const x = value.get(k)!;
-      const mu = p.parent ? (value.get(key(p.kind, p.parent)) ?? 0) : 0;
       const prec = 1 / (p.priorSd * p.priorSd);
-      let grad = -(x - mu) * prec;
+      let grad = -(x - priorMean(p)) * prec;
       let hess = prec;
+      // Each child's prior pulls its parent toward the child minus the child's moves.
+      for (const c of childrenOf.get(k) ?? []) {
+        const cp = 1 / (c.priorSd * c.priorSd);
+        grad += (value.get(key(c.kind, c.id))! - priorMean(c)) * cp;
+        hess += cp;
+      }
       for (const c of byParam.get(k)!) {
         const q = logistic(eta(c));
         grad += sign * (c.successes - c.trials * q);
@@ -91,6 +125,20 @@ export function fitRasch(parameters: RaschParameter[], cells: RaschCell[]): Rasc
       const step = Math.max(-maxStep, Math.min(maxStep, grad / hess));
       value.set(k, x + step);
       info.set(k, hess);
+    }
+    for (const id of moveIds) {
+      const prior = priorOfMove.get(id);
+      const prec = prior ? 1 / (prior.sd * prior.sd) : 1;
+      let grad = -(effect.get(id)! - (prior?.mean ?? 0)) * prec;
+      let hess = prec;
+      for (const c of madeWith.get(id)!) {
+        const steps = (c.moves ?? []).filter((m) => m.id === id).reduce((s, m) => s + m.steps, 0);
+        const cp = 1 / (c.priorSd * c.priorSd);
+        grad += steps * (value.get(key(c.kind, c.id))! - priorMean(c)) * cp;
+        hess += steps * steps * cp;
+      }
+      effect.set(id, effect.get(id)! + Math.max(-maxStep, Math.min(maxStep, grad / hess)));
+      moveInfo.set(id, hess);
     }
   }
 
@@ -107,21 +155,26 @@ export function fitRasch(parameters: RaschParameter[], cells: RaschCell[]): Rasc
     value.set(k, value.get(k)! - shift);
   }
 
+  const trialsOf = (k: string): number => byParam.get(k)!.reduce((s, c) => s + c.trials, 0);
   const estimates = (kind: RaschKind): Map<string, RaschEstimate> =>
     new Map(params.filter((p) => p.kind === kind).map((p) => {
       const k = key(p.kind, p.id);
-      const trials = byParam.get(k)!.reduce((s, c) => s + c.trials, 0);
-      return [p.id, { kind, id: p.id, value: value.get(k)!, se: 1 / Math.sqrt(info.get(k) ?? 1 / (p.priorSd * p.priorSd)), trials }];
+      return [p.id, { kind, id: p.id, value: value.get(k)!, se: 1 / Math.sqrt(info.get(k) ?? 1 / (p.priorSd * p.priorSd)), trials: trialsOf(k) }];
     }));
   const agents = estimates('agent');
   const environments = estimates('environment');
   const users = estimates('user');
+  const moves = new Map<string, RaschEstimate>(moveIds.map((id) => {
+    const made = madeWith.get(id)!;
+    return [id, { kind: made[0]?.kind ?? 'environment', id, value: effect.get(id)!, se: 1 / Math.sqrt(moveInfo.get(id) ?? 1), trials: made.reduce((s, c) => s + trialsOf(key(c.kind, c.id)), 0) }];
+  }));
   const v = (m: Map<string, RaschEstimate>, id: string): number => m.get(id)?.value ?? 0;
   const se = (m: Map<string, RaschEstimate>, id: string): number => m.get(id)?.se ?? 2;
   return {
     agents,
     environments,
     users,
+    moves,
     trials: used.reduce((s, c) => s + c.trials, 0),
     predict: (a, e, u) => logistic(v(agents, a) - v(environments, e) - v(users, u)),
     predictionSe: (a, e, u) => Math.sqrt(se(agents, a) ** 2 + se(environments, e) ** 2 + se(users, u) ** 2),
