@@ -11,8 +11,9 @@ import { toChatJsonl } from './chatJsonl.js';
 import { TokenExport, withAtifTokens } from './tokenExport.js';
 import { contentHash } from './contentHash.js';
 import { renderDatasetCard, type ExportFormat } from './datasetCard.js';
-import { renderHarborTask } from './harborTask.js';
+import { renderHarborTask, type HarborTaskOptions, type TaskFile } from './harborTask.js';
 import { lineageRoot } from './lineage.js';
+import { folderPathsProblem, outputPathProblem } from './outPaths.js';
 import { rolloutContent, rolloutMetadata } from './rolloutMetadata.js';
 import { openRunSource, type RunSource } from './runSource.js';
 import { countsTowardEnvironment, defaultExclusion, environmentExclusion, excludedByDefault, rolloutExclusion, type DatasetFilters, type EnvironmentPlayStats, type SelectionContext } from './selection.js';
@@ -165,11 +166,15 @@ class ExportContext {
   private readonly limit = pLimit(16);
   private readonly pending: Promise<void>[] = [];
 
+  private readonly written = new Set<string>();
+
   writeFile(rel: string, content: string, mode?: number): void {
     // Names come from the run directory (ids, file paths): whatever got past the readers' checks, nothing is
-    // written outside --out.
+    // written outside --out, no file twice, and (flag "wx") never through a link or over a file already there.
     const path = resolve(this.options.outDir, rel);
-    if (!path.startsWith(resolve(this.options.outDir) + sep)) throw new ExportError(`refusing to write ${JSON.stringify(rel)}: it leads outside ${this.options.outDir}`);
+    const why = outputPathProblem(rel) ?? (this.written.has(rel) ? 'is written twice' : undefined);
+    if (why || !path.startsWith(resolve(this.options.outDir) + sep)) throw new ExportError(`refusing to write ${JSON.stringify(rel)}: it ${why ?? `leads outside ${this.options.outDir}`}`);
+    this.written.add(rel);
     const dir = dirname(path);
     let made = this.madeDirs.get(dir);
     if (!made) {
@@ -179,7 +184,7 @@ class ExportContext {
     const dirReady = made;
     this.pending.push(this.limit(async () => {
       await dirReady;
-      await writeFile(path, content);
+      await writeFile(path, content, { flag: 'wx' });
       if (mode !== undefined) await chmod(path, mode);
     }));
     this.report.files.push(rel);
@@ -315,7 +320,8 @@ class JsonlWriter {
 
   constructor(path: string) {
     mkdirSync(dirname(path), { recursive: true });
-    this.fd = openSync(path, 'w');
+    // "wx": a file or link already there (a planted one) fails the export instead of being written through.
+    this.fd = openSync(path, 'wx');
   }
 
   write(line: string): void {
@@ -366,10 +372,11 @@ function exportHarbor(ctx: ExportContext): void {
       ctx.exclude(why);
       continue;
     }
+    const files = harborTaskFiles(ctx, env, { agentTimeoutSec, inlineUser: options.inlineUser ?? false, runId: source.manifest.runId, ...(options.baseImage ? { baseImage: options.baseImage } : {}) });
+    if (!files) continue;
     ctx.report.selected++;
     if (!ctx.firstOf(environmentContent(env))) continue;
     const { root, split } = ctx.splitOf(env.id);
-    const files = renderHarborTask(env, { agentTimeoutSec, inlineUser: options.inlineUser ?? false, runId: source.manifest.runId, ...(options.baseImage ? { baseImage: options.baseImage } : {}) });
     for (const f of files) ctx.writeFile(`tasks/${env.id}/${f.path}`, f.content, f.mode);
     const labels = ctx.curation('environment', env.id)?.labels ?? [];
     index[split].push(JSON.stringify({
@@ -382,6 +389,25 @@ function exportHarbor(ctx: ExportContext): void {
   for (const s of splitNames) if (index[s].length > 0) ctx.writeFile(`data/${s}.jsonl`, `${index[s].join('\n')}\n`);
 }
 
+
+/**
+ * The task folder of an environment, or undefined (with a warning) when its file paths would not each name their
+ * own file: "./test.sh" would replace the trust-rule wrapper, "x" and "./x" would overwrite each other.
+ */
+function harborTaskFiles(ctx: ExportContext, env: EnvironmentSpec, options: HarborTaskOptions): TaskFile[] | undefined {
+  let why: string | undefined;
+  let files: TaskFile[] = [];
+  try {
+    files = renderHarborTask(env, options);
+    why = folderPathsProblem(files.map((f) => f.path));
+  } catch (err) {
+    why = err instanceof Error ? err.message.replace(`environment ${env.id}: `, '') : String(err);
+  }
+  if (!why) return files;
+  ctx.report.warnings.push(`environment ${env.id}: ${why}; skipped`);
+  ctx.exclude('unsafe file path');
+  return undefined;
+}
 
 /** What makes two environments the same task: not their ids, titles or lineage. */
 function environmentContent(env: EnvironmentSpec): unknown {
