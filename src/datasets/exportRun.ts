@@ -16,7 +16,7 @@ import { lineageRoot } from './lineage.js';
 import { folderPathsProblem, outputPathProblem } from './outPaths.js';
 import { rolloutContent, rolloutMetadata } from './rolloutMetadata.js';
 import { openRunSource, type RunSource } from './runSource.js';
-import { countsTowardEnvironment, defaultExclusion, environmentExclusion, excludedByDefault, rolloutExclusion, type DatasetFilters, type EnvironmentPlayStats, type SelectionContext } from './selection.js';
+import { countsTowardEnvironment, defaultExclusion, environmentExclusion, excludedByDefault, rolloutExclusion, type DatasetFilters, type EnvironmentPlayStats, type SelectionContext, unsandboxedByConfig } from './selection.js';
 import { RunFileError } from '../store/runFiles.js';
 import { defaultSplitRatios, splitForRoot, splitNames, type SplitName, type SplitRatios } from './splits.js';
 
@@ -123,7 +123,7 @@ class ExportContext {
    * the process backend (chat-jsonl and atif also check each record they read).
    */
   private unsandboxedBefore(s: RolloutSummary): boolean {
-    return s.unsandboxed === undefined && this.source.manifest.config?.sandbox?.backend === 'process';
+    return unsandboxedByConfig(this.source.manifest)(s);
   }
 
   exclude(reason: string): void {

@@ -1,5 +1,6 @@
 import type { RolloutSummary } from '../core/rollout/trajectory.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
+import type { RunManifest } from '../core/ports/runStore.js';
 import { curationKey, type CurationState } from '../store/curation.js';
 
 /**
@@ -28,6 +29,15 @@ export interface SelectionContext {
   curation: ReadonlyMap<string, CurationState>;
   /** Runs before the summary's `unsandboxed` mark: whether a rollout ran unsandboxed (e.g. from its record). */
   unsandboxed?: (s: RolloutSummary) => boolean;
+}
+
+/**
+ * `SelectionContext.unsandboxed` for a run from what its index knows: a summary written before the `unsandboxed`
+ * mark counts as unsandboxed when the run was configured for the process backend.
+ */
+export function unsandboxedByConfig(manifest: Pick<RunManifest, 'config'>): (s: RolloutSummary) => boolean {
+  const process = manifest.config?.sandbox?.backend === 'process';
+  return (s) => s.unsandboxed === undefined && process;
 }
 
 /** The reasons a dataset leaves a rollout out whatever the filters; the dataset card counts each. */

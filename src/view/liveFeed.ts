@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import type { RunEvent } from '../core/ports/runStore.js';
 import { runLayout } from '../store/layout.js';
 import type { HostMessage } from '../webview/protocol.js';
@@ -13,8 +13,9 @@ export interface FeedItem {
 /**
  * The live stream behind /api/events. Opened runs are tailed with the same reader the editor's Runs tree uses
  * (LiveRun over EventTail: only appended bytes are read); each batch of new events becomes a `run/changed`
- * notification and each finished rollout a `rollout/changed`. Every other listed run is watched by the size of its
- * event log, so the runs list hears of new and growing runs too. The last `keep` notifications stay, so a client
+ * notification and each finished rollout a `rollout/changed`; a change of a listed run's curation.jsonl becomes a
+ * `dataset/changed`. Every other listed run is watched by the size of its event log, so the runs list hears of new
+ * and growing runs too. The last `keep` notifications stay, so a client
  * that reconnects with Last-Event-ID gets what it missed; one that missed more is told every run changed.
  */
 export class LiveFeed {
@@ -23,6 +24,7 @@ export class LiveFeed {
   private readonly items: FeedItem[] = [];
   private readonly listeners = new Set<(item: FeedItem) => void>();
   private readonly sizes = new Map<string, number>();
+  private readonly curations = new Map<string, string>();
   private timers: NodeJS.Timeout[] = [];
 
   constructor(private readonly runs: ServedRuns, private readonly keep = 2000) {
@@ -58,6 +60,11 @@ export class LiveFeed {
   private scanListing(): void {
     const opened = new Set(this.runs.opened().map((o) => o.dir));
     for (const { dir } of this.runs.listed()) {
+      const curation = stampOf(runLayout.curation(dir));
+      const curationBefore = this.curations.get(dir);
+      this.curations.set(dir, curation);
+      // The first scan only records what is there; a later change of curation.jsonl is a dataset change.
+      if (curationBefore !== undefined && curationBefore !== curation) this.push({ kind: 'notification', method: 'dataset/changed', params: { runDir: this.runs.refOf(dir) } });
       if (opened.has(dir)) continue;
       const size = sizeOf(dir);
       const before = this.sizes.get(dir);
@@ -86,6 +93,16 @@ export class LiveFeed {
   subscribe(listener: (item: FeedItem) => void): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
+  }
+}
+
+/** Size and modification time of a file (a link is not followed: a link's own stamp is enough to see a change). */
+function stampOf(path: string): string {
+  try {
+    const st = lstatSync(path);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return '';
   }
 }
 

@@ -1,6 +1,7 @@
 import type { RunIndex } from '../store/runReader.js';
 import type { RequestMethod, RequestParamsOf, RequestResults, RolloutRow } from '../webview/protocol.js';
 import { applyCuration } from './curate.js';
+import { DatasetReader } from './datasetList.js';
 import { dashboardView } from './dashboardView.js';
 import { evalView } from './evalView.js';
 import type { LiveRun } from './liveRun.js';
@@ -20,8 +21,11 @@ export type RequestHandlers = { [M in RequestMethod]?: (params: RequestParamsOf<
 export class ViewData {
   private readonly rowsByIndex = new WeakMap<RunIndex, RolloutRow[]>();
   private readonly transcripts = new Map<string, TranscriptIndex>();
+  private readonly dataset: DatasetReader;
 
-  constructor(readonly runs: RunResolver) {}
+  constructor(readonly runs: RunResolver) {
+    this.dataset = new DatasetReader(runs);
+  }
 
   /** Every finished rollout of a run as a table row (cached per index: the index is rebuilt when events arrive). */
   rows(live: LiveRun): RolloutRow[] {
@@ -62,6 +66,7 @@ export class ViewData {
       const rows = this.rows(live).filter((r) => rowPasses(r, p.filter));
       return this.transcriptIndex(live.dir).search(rows, p.query, p.limit ?? 100, p.runDir);
     },
+    'dataset/list': (p) => this.dataset.list(p),
     'eval/get': (p) => evalView(this.runs.get(p.runDir).dir, p.runDir),
     /** A write: hosts decide whether to offer it (the browser host only with --allow-curation). */
     'curation/apply': (p) => applyCuration(this.runs, p),

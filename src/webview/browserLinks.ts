@@ -1,7 +1,8 @@
 // Deep links of the browser host (`coevolve view` and a static bundle share them). Relative URLs, so a bundle
 // works under any path a static server gives it. Runs are named by the short key the host made (never a path).
+import type { DatasetFilterParams } from './protocol.js';
 
-export type BrowserPage = 'runs' | 'run' | 'dashboard' | 'rollout';
+export type BrowserPage = 'runs' | 'run' | 'dashboard' | 'rollout' | 'dataset';
 
 const q = (params: Record<string, string | number | undefined>): string => {
   const s = new URLSearchParams();
@@ -15,7 +16,39 @@ export const browserLinks = {
   run: (run: string, generation?: number): string => `run.html${q({ run, g: generation })}`,
   dashboard: (run: string, compare?: string): string => `dashboard.html${q({ run, compare })}`,
   rollout: (run: string, generation: number, rolloutId: string, step?: number): string => `rollout.html${q({ run, g: generation, r: rolloutId, step })}`,
+  /** The dataset page, of every run or of one, with the filters in the URL (a shared link shows the same items). */
+  dataset: (run?: string, f: DatasetFilterParams = {}): string => dataset(run, f),
 };
+
+function dataset(run: string | undefined, f: DatasetFilterParams): string {
+  const s = new URLSearchParams();
+  if (run) s.set('run', run);
+  if (f.verdict && f.verdict !== 'any') s.set('verdict', f.verdict);
+  if (f.inBand) s.set('band', '1');
+  if (f.minReward !== undefined) s.set('min', String(f.minReward));
+  for (const t of f.tags ?? []) s.append('tag', t);
+  for (const x of f.families ?? []) s.append('family', x);
+  for (const g of f.generations ?? []) s.append('g', String(g));
+  const text = s.toString();
+  return `dataset.html${text ? `?${text}` : ''}`;
+}
+
+/** The dataset page's state from its URL: values that do not parse are dropped, never passed on. */
+function datasetState(p: URLSearchParams): Record<string, unknown> {
+  const f: DatasetFilterParams = {};
+  const verdict = p.get('verdict');
+  if (verdict === 'accepted' || verdict === 'rejected') f.verdict = verdict;
+  if (p.get('band') === '1') f.inBand = true;
+  const min = p.get('min');
+  if (min !== null && /^-?\d{1,6}(\.\d{1,6})?$/.test(min)) f.minReward = Number(min);
+  const text = (k: string): string[] => p.getAll(k).filter((v) => v.length > 0 && v.length <= 256).slice(0, 100);
+  if (text('tag').length) f.tags = text('tag');
+  if (text('family').length) f.families = text('family');
+  const gens = p.getAll('g').filter((g) => /^\d{1,9}$/.test(g)).map(Number).slice(0, 100);
+  if (gens.length) f.generations = gens;
+  const run = p.get('run') ?? '';
+  return { ...(safeKey.test(run) ? { runDir: run } : {}), filters: f };
+}
 
 /** Keys and ids that may name a file of a bundle or a run of a server: letters, digits, dot, dash, underscore. */
 export const safeKey = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,256}$/;
@@ -31,6 +64,7 @@ export function stateFromUrl(page: BrowserPage, search: string): Record<string, 
   const tab = p.get('tab');
   const tabPart = tab && /^[a-z]{1,32}$/.test(tab) ? { tab } : {};
   if (page === 'runs') return {};
+  if (page === 'dataset') return datasetState(p);
   if (!safeKey.test(run)) return undefined;
   if (page === 'run') {
     const g = int('g');
@@ -57,6 +91,8 @@ export function urlOfState(page: BrowserPage, state: Record<string, unknown>): s
   switch (page) {
     case 'runs':
       return browserLinks.runs();
+    case 'dataset':
+      return browserLinks.dataset(s('runDir'), (state['filters'] ?? {}) as DatasetFilterParams);
     case 'run':
       return browserLinks.run(run, n('generation'));
     case 'dashboard':

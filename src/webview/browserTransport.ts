@@ -3,7 +3,7 @@
 // a bundle written by `coevolve view --bundle`, where each request is answered from small JSON files fetched on
 // demand (the rollout table query runs here, with the same code the server runs). Both keep the panel state in the
 // URL, so every view is a deep link. The page says which host it is in with <meta name="coevolve-host">.
-import type { CommandMethod, DashboardView, RolloutRow, RolloutTableQuery, RunChoice } from './protocol.js';
+import type { CommandMethod, DashboardView, RequestMethod, RolloutRow, RolloutTableQuery, RunChoice } from './protocol.js';
 import { browserLinks, safeKey, stateFromUrl, urlOfState, type BrowserPage } from './browserLinks.js';
 import { facetsOf, queryRolloutTable } from '../viewdata/rolloutTable.js';
 
@@ -13,7 +13,8 @@ export interface HostTransport {
   onMessage(deliver: (raw: unknown) => void): void;
   getState(): unknown;
   setState(state: unknown): void;
-  can(method: CommandMethod): boolean;
+  /** Whether the host carries out a command, or answers a write request (curation/apply). */
+  can(method: CommandMethod | RequestMethod): boolean;
 }
 
 /** What a bundle's table.json holds for a run: where its row files are. */

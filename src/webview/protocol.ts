@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
 import type { EvalResult } from '../core/metrics/metricsSchema.js';
 import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
+import type { DatasetPage } from '../viewdata/datasetItems.js';
 
 export const rolloutRefSchema = z.strictObject({
   runDir: z.string().min(1).max(4096),
@@ -53,6 +54,19 @@ export const rolloutSearchSchema = z.strictObject({
 });
 export type RolloutSearchQuery = z.infer<typeof rolloutSearchSchema>;
 
+/** Filters of the dataset view (the editor's Dataset view has the same): every one optional, all must hold. */
+export const datasetFiltersSchema = z.strictObject({
+  verdict: z.enum(['any', 'accepted', 'rejected']).optional(),
+  /** Only items whose pair's (an environment's) success rate is inside the run's band. */
+  inBand: z.boolean().optional(),
+  minReward: z.number().finite().optional(),
+  /** Any of these among the item's tags or curation labels. */
+  tags: z.array(shortText).max(1000).optional(),
+  families: z.array(shortText).max(1000).optional(),
+  generations: z.array(z.number().int().min(0)).max(10_000).optional(),
+});
+export type DatasetFilterParams = z.infer<typeof datasetFiltersSchema>;
+
 /** Params of each request; the result types are below, keyed the same way. */
 export const requestParams = {
   'rollout/get': rolloutRefSchema,
@@ -64,6 +78,8 @@ export const requestParams = {
   'rollouts/search': rolloutSearchSchema,
   /** The `coevolve eval` result stored with a run directory (artifacts/eval.json), if any. */
   'eval/get': runDirSchema,
+  /** Curated rollouts and environments (curation.jsonl) of every run the host shows, or of one run, filtered. */
+  'dataset/list': z.strictObject({ runDir: z.string().min(1).max(4096).optional(), filters: datasetFiltersSchema.optional(), limit: z.number().int().min(1).max(10_000).optional() }),
   /** Record a curation decision in the run's curation.jsonl (the browser host answers it only with --allow-curation). */
   'curation/apply': z.strictObject({
     runDir: z.string().min(1).max(4096),
@@ -86,6 +102,8 @@ export const commandParams = {
 export const notificationParams = {
   'rollout/changed': rolloutRefSchema,
   'run/changed': runDirSchema,
+  /** A run's curation file changed (a decision in the editor, another browser, or this one). */
+  'dataset/changed': runDirSchema,
   /** Ask the viewer to show a step (opened from the tree with "first error", or a reveal). */
   'view/goToStep': z.strictObject({ step: z.number().int().min(1) }),
 } as const;
@@ -294,6 +312,24 @@ export interface SearchResult {
   searched: number;
 }
 
+/** One run's share of a dataset answer. */
+export interface DatasetRunSummary {
+  runDir: string;
+  runName: string;
+  /** Curated targets, and how many pass the filters. */
+  curated: number;
+  matching: number;
+  accepted: number;
+  problem?: string;
+}
+
+/** Curated items across runs, with the filter choices and the `coevolve export` arguments of the filters. */
+export interface DatasetList extends DatasetPage {
+  runs: DatasetRunSummary[];
+  /** In a bundle: what it holds (only what its export selection took; nothing rejected, no hint plays). */
+  bundleNote?: string;
+}
+
 export interface RequestResults {
   'rollout/get': RolloutView;
   'dashboard/get': DashboardView;
@@ -301,6 +337,7 @@ export interface RequestResults {
   'rollouts/table': RolloutTable;
   'rollouts/search': SearchResult;
   'eval/get': EvalView;
+  'dataset/list': DatasetList;
   'curation/apply': { target: { kind: 'rollout' | 'environment'; id: string }; verdict?: 'accepted' | 'rejected'; labels: string[]; comments: number };
 }
 

@@ -80,8 +80,11 @@ export class HostChannel {
     this.transport.post({ kind: 'command', method, params });
   }
 
-  /** Whether the host carries out a command (a browser host is read-only: no re-run, no replay, no files). */
-  can(method: CommandMethod): boolean {
+  /**
+   * Whether the host carries out a command (a browser host is read-only: no re-run, no replay, no files), or
+   * answers a write request (`curation/apply`: `coevolve view --allow-curation` only).
+   */
+  can(method: CommandMethod | RequestMethod): boolean {
     return this.transport.can(method);
   }
 

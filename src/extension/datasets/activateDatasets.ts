@@ -10,7 +10,7 @@ import { appendCuration, readCuration, curationKey, type CurationAction, type Cu
 import { runLayout } from '../../store/layout.js';
 import { listRuns } from '../../store/runReader.js';
 import { runsOutputDirs } from '../settings.js';
-import { exportArguments, filterChoices, noFilters, type DatasetFilters } from './datasetModel.js';
+import { exportArguments, filterChoices, noFilters, type DatasetFilters } from '../../viewdata/datasetItems.js';
 import { curationSubject, type CurationSubject } from './curationTarget.js';
 import { DatasetTreeProvider, type DatasetNode } from './datasetView.js';
 

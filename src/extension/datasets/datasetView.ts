@@ -6,7 +6,7 @@ import { readCuration } from '../../store/curation.js';
 import { runLayout } from '../../store/layout.js';
 import { listRuns, openRun, readEnvironment } from '../../store/runReader.js';
 import { runsOutputDirs } from '../settings.js';
-import { datasetItems, describeFilters, matchesFilters, noFilters, type DatasetFilters, type DatasetItem } from './datasetModel.js';
+import { datasetItems, describeFilters, matchesFilters, noFilters, type DatasetFilters, type DatasetItem } from '../../viewdata/datasetItems.js';
 
 export type DatasetNode =
   | { type: 'run'; runDir: string; name: string; items: DatasetItem[]; total: number }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendCuration, readCuration, type CurationEntry } from '../../../src/store/curation.js';
 import { openRun, readEnvironment } from '../../../src/store/runReader.js';
-import { datasetItems, describeFilters, exportArguments, filterChoices, matchesFilters, noFilters, type DatasetItem } from '../../../src/extension/datasets/datasetModel.js';
+import { datasetItems, describeFilters, exportArguments, filterChoices, matchesFilters, noFilters, type DatasetItem } from '../../../src/viewdata/datasetItems.js';
 import { makeRun } from '../../fixtures/makeRun.js';
 
 describe('datasets: the Dataset view model', () => {

@@ -98,4 +98,13 @@ describe('coevolve view live stream', function () {
     assert.ok(stale.events.some((e) => e.data.method === 'run/changed' && e.data.params.runDir === key));
     stale.close();
   });
+
+  it('tells a listener that the dataset of a run changed when a curation decision is appended', async () => {
+    const l = await listen(server.port);
+    // The listing scan runs every 2 s; its first pass only records what is there.
+    await new Promise((res) => setTimeout(res, 2300));
+    appendFileSync(join(runDir, 'curation.jsonl'), `${JSON.stringify({ at: '2026-01-01T00:00:00.000Z', target: { kind: 'rollout', id: 'live-a' }, action: 'accept' })}\n`);
+    await until(() => l.events.some((e) => e.data.method === 'dataset/changed' && e.data.params.runDir === key));
+    l.close();
+  });
 });

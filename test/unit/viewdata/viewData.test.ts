@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { appendCuration } from '../../../src/store/curation.js';
 import { openRun } from '../../../src/store/runReader.js';
 import { queryRolloutTable } from '../../../src/viewdata/rolloutTable.js';
 import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
@@ -110,5 +111,65 @@ describe('view data layer: coevolve eval results', () => {
     writeFileSync(join(out, 'elsewhere.json'), JSON.stringify(result));
     symlinkSync(join(out, 'elsewhere.json'), join(runDir, 'artifacts', 'eval.json'));
     assert.match(data.handlers['eval/get']({ runDir }).problem ?? '', /not a regular file/);
+  });
+});
+
+describe('view data layer: the dataset (curated items) of the runs a host shows', () => {
+  let out: string;
+  let runDir: string;
+  let data: ViewData;
+  let ids: { plain: string; hint: string; rejected: string; env: string };
+
+  before(async function () {
+    this.timeout(30_000);
+    out = mkdtempSync(join(tmpdir(), 'coevolve-viewdata-dataset-'));
+    runDir = await makeRun(out, { generations: 2, pairsPerGeneration: 2, k: 2, hintPlays: 1 });
+    await makeRun(out, { name: 'uncurated', seed: 5, generations: 1, startedAt: '2025-11-29T09:00:00.000Z' });
+    const rollouts = [...openRun(runDir).rollouts.values()];
+    const plain = rollouts.find((r) => !r.hint && r.status !== 'error')!;
+    const hint = rollouts.find((r) => r.hint)!;
+    const rejected = rollouts.find((r) => !r.hint && r.id !== plain.id)!;
+    ids = { plain: plain.id, hint: hint.id, rejected: rejected.id, env: plain.envId };
+    await appendCuration(runDir, [
+      { at: '2026-01-01T00:00:01.000Z', target: { kind: 'rollout', id: plain.id }, action: 'accept' },
+      { at: '2026-01-01T00:00:02.000Z', target: { kind: 'rollout', id: hint.id }, action: 'accept' },
+      { at: '2026-01-01T00:00:03.000Z', target: { kind: 'rollout', id: rejected.id }, action: 'reject', text: 'guessed' },
+      { at: '2026-01-01T00:00:04.000Z', target: { kind: 'environment', id: plain.envId }, action: 'label', label: 'keep-me' },
+    ]);
+    data = new ViewData(new RunRegistry(() => [out]));
+  });
+  after(() => rmSync(out, { recursive: true, force: true }));
+
+  it('lists every curated target of every run, newest decision first, with why the export selection leaves it out', () => {
+    const all = data.handlers['dataset/list']({});
+    assert.equal(all.total, 4);
+    assert.deepEqual(all.items.map((i) => i.target.id), [ids.env, ids.rejected, ids.hint, ids.plain]);
+    const by = (id: string) => all.items.find((i) => i.target.id === id)!;
+    assert.equal(by(ids.plain).exportExclusion, undefined, 'an accepted ordinary rollout is exported');
+    assert.match(by(ids.hint).exportExclusion ?? '', /hint play/, 'accepted, yet a hint play stays out (the shared selection)');
+    assert.equal(by(ids.rejected).exportExclusion, 'rejected by curation');
+    assert.match(by(ids.env).exportExclusion ?? '', /not accepted/);
+    assert.deepEqual(all.runs.map((r) => [r.runName, r.curated, r.accepted]), [['fixture', 4, 2]], 'a run without curation.jsonl is not opened');
+    assert.deepEqual(all.exportArgs.args, ['--filter', 'all'], 'no verdict filter: the export of everything curated');
+  });
+
+  it('filters by verdict, tag and generation, and names the export arguments of the filters', () => {
+    const accepted = data.handlers['dataset/list']({ filters: { verdict: 'accepted' } });
+    assert.deepEqual(accepted.items.map((i) => i.target.id).sort(), [ids.hint, ids.plain].sort());
+    assert.equal(accepted.matching, 2);
+    assert.equal(accepted.total, 4);
+    const tagged = data.handlers['dataset/list']({ filters: { tags: ['keep-me'] } });
+    assert.deepEqual(tagged.items.map((i) => i.target.id), [ids.env]);
+    const g = data.handlers['dataset/list']({ filters: { generations: [99] } });
+    assert.equal(g.matching, 0);
+    assert.ok(data.handlers['dataset/list']({ filters: { verdict: 'accepted', minReward: 0.5 } }).exportArgs.args.includes('--min-reward'));
+  });
+
+  it('sees a new decision in curation.jsonl on the next request (its items are rebuilt, not served stale)', async () => {
+    await appendCuration(runDir, [{ at: '2026-01-01T00:00:05.000Z', target: { kind: 'rollout', id: ids.rejected }, action: 'accept' }]);
+    const after = data.handlers['dataset/list']({ filters: { verdict: 'accepted' } });
+    assert.ok(after.items.some((i) => i.target.id === ids.rejected), 'the rejected rollout, now accepted, is listed');
+    const one = data.handlers['dataset/list']({ runDir: 'nope' });
+    assert.equal(one.total, 0, 'a run the host does not list has no items');
   });
 });

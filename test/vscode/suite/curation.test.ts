@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { CoevolveApi } from '../../../src/extension/api.js';
-import { noFilters } from '../../../src/extension/datasets/datasetModel.js';
+import { noFilters } from '../../../src/viewdata/datasetItems.js';
 import { openRun } from '../../../src/store/runReader.js';
 import { makeRun } from '../../fixtures/makeRun.js';
 

@@ -1,9 +1,12 @@
-// What the Dataset view shows: every curated target (rollout or environment) of a run, with the facts its filters
-// read — verdict, reward, tags and labels, family, generation, and whether its pair sits in the run's success band.
-// Pure: it reads an indexed run and its folded curation, so it is unit-tested without VS Code.
-import type { RolloutSummary } from '../../core/rollout/trajectory.js';
-import type { CurationRead, CurationTarget, CurationVerdict } from '../../store/curation.js';
-import type { RunIndex } from '../../store/runReader.js';
+// What the Dataset view shows (the editor's tree, `coevolve view`'s dataset page and a bundle's): every curated target
+// (rollout or environment) of a run, with the facts its filters read — verdict, reward, tags and labels, family,
+// generation, whether its pair sits in the run's success band, and why an export would leave it out.
+// Pure: it reads an indexed run and its folded curation (no file access), so the browser answers a bundle's
+// dataset query with this same code.
+import type { RolloutSummary } from '../core/rollout/trajectory.js';
+import type { CurationRead, CurationTarget, CurationVerdict } from '../store/curation.js';
+import type { RunIndex } from '../store/runReader.js';
+import type { DatasetList, DatasetRunSummary, RequestParamsOf } from '../webview/protocol.js';
 
 export interface DatasetItem {
   runDir: string;
@@ -25,6 +28,8 @@ export interface DatasetItem {
   successRate?: number;
   inBand?: boolean;
   updatedAt: string;
+  /** Why `coevolve export` (its defaults: accepted only) leaves the item out; absent when it would be exported. */
+  exportExclusion?: string;
 }
 
 export interface DatasetFilters {
@@ -44,6 +49,10 @@ export interface RunFacts {
   curation: CurationRead;
   /** Environment facts from the run's spec files (family, skills); undefined when the file is missing. */
   environment(id: string): { family: string; skills: string[] } | undefined;
+  /** How the host names the run in items (the editor: its directory; `coevolve view`: its key). */
+  ref?: string;
+  /** Why the export selection (src/datasets/selection.ts) leaves a target out; given by hosts that show it. */
+  exclusion?: (target: CurationTarget) => string | undefined;
 }
 
 /** The curated items of one run, newest decision first. */
@@ -56,8 +65,9 @@ export function datasetItems(facts: RunFacts): DatasetItem[] {
   const envRate = successRates(all, (r) => r.envId);
   const items: DatasetItem[] = [];
   for (const state of curation.states.values()) {
+    const excluded = facts.exclusion?.(state.target);
     const base = {
-      runDir: run.dir,
+      runDir: facts.ref ?? run.dir,
       runName: run.manifest.name,
       target: state.target,
       ...(state.verdict ? { verdict: state.verdict } : {}),
@@ -65,6 +75,7 @@ export function datasetItems(facts: RunFacts): DatasetItem[] {
       labels: state.labels,
       comments: state.comments.map((c) => c.text),
       updatedAt: state.updatedAt,
+      ...(excluded ? { exportExclusion: excluded } : {}),
     };
     if (state.target.kind === 'rollout') {
       const r = run.rollouts.get(state.target.id);
@@ -157,4 +168,47 @@ export function exportArguments(f: DatasetFilters): { args: string[]; unsupporte
   if (f.inBand) unsupported.push('in band');
   if (f.verdict === 'rejected') unsupported.push('rejected only (exports never include rejected items)');
   return { args, unsupported };
+}
+
+/** What a dataset query returns: the matching items (newest decision first, up to a limit) and the filter choices. */
+export interface DatasetPage {
+  /** Curated items before the filters, and how many pass them. */
+  total: number;
+  matching: number;
+  items: DatasetItem[];
+  choices: { tags: string[]; families: string[]; generations: number[] };
+  /** The `coevolve export` arguments of these filters, and which filters the CLI has no flag for. */
+  exportArgs: { args: string[]; unsupported: string[] };
+}
+
+/** Filters, orders and cuts a list of curated items (of one run or many). */
+export function queryDataset(items: readonly DatasetItem[], f: DatasetFilters, limit = 5000): DatasetPage {
+  const matching = items.filter((i) => matchesFilters(i, f)).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || (a.target.id < b.target.id ? -1 : 1));
+  return { total: items.length, matching: matching.length, items: matching.slice(0, limit), choices: filterChoices(items), exportArgs: exportArguments(f) };
+}
+
+/** Filters as a message gives them (every field optional), with the defaults of no filter. */
+export function datasetFilters(given: Partial<DatasetFilters> | undefined): DatasetFilters {
+  return { ...noFilters, ...Object.fromEntries(Object.entries(given ?? {}).filter(([, v]) => v !== undefined)) };
+}
+
+/** The curated items of one run, named as its host names it. */
+export interface RunDataset {
+  runDir: string;
+  runName: string;
+  items: DatasetItem[];
+  problem?: string;
+}
+
+/** The answer to a dataset query over runs' items (the server's and, from its files, a bundle's). */
+export function datasetList(runs: readonly RunDataset[], p: Omit<RequestParamsOf<'dataset/list'>, 'runDir'>): DatasetList {
+  const f = datasetFilters(p.filters);
+  const page = queryDataset(runs.flatMap((r) => r.items), f, p.limit);
+  const summaries: DatasetRunSummary[] = runs.map((r) => ({
+    runDir: r.runDir, runName: r.runName, curated: r.items.length,
+    matching: r.items.filter((i) => matchesFilters(i, f)).length,
+    accepted: r.items.filter((i) => i.verdict === 'accepted').length,
+    ...(r.problem ? { problem: r.problem } : {}),
+  }));
+  return { ...page, runs: summaries };
 }
