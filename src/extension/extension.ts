@@ -16,7 +16,7 @@ export function activate(context: vscode.ExtensionContext): CoevolveApi {
   const editor = activateEditor(context, log, runsProvider);
   const diagnostics = activateSpecValidation(context, log);
   const authoring = activateAuthoring(context, log, diagnostics);
-  const datasets = activateDatasets(context, log);
+  const datasets = activateDatasets(context, log, () => editor.rolloutPanels.active());
   log.info(`Coevolve ${toolVersion} activated`);
   return { version: toolVersion, runsProvider, diagnostics, log, authoring, datasets, editor };
 }

@@ -4,6 +4,7 @@ import { isRubricTag, rubricVocabulary } from '../core/roles/rubric.js';
 import type { RolloutRecord } from '../core/rollout/trajectory.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import type { UserProfile } from '../core/spec/user.js';
+import { curationKey, readCuration } from '../store/curation.js';
 import { runLayout } from '../store/layout.js';
 import { readEnvironment, readRollout, readUser, type RunIndex } from '../store/runReader.js';
 import { environmentName, runLabel, userName } from '../webview/names.js';
@@ -63,6 +64,7 @@ export function rolloutView(runs: RunResolver, ref: RolloutRef): RolloutView {
   const userSpec = userId ? tryRead(() => readUser(run.dir, userId)) : undefined;
   const rubric: NonNullable<RolloutView['rubric']> = {};
   for (const t of record?.tags ?? []) if (isRubricTag(t)) rubric[t] = { polarity: rubricVocabulary[t].polarity, description: rubricVocabulary[t].description };
+  const curated = tryRead(() => readCuration(run.dir).states.get(curationKey({ kind: 'rollout', id: ref.rolloutId })));
   return {
     ref,
     record,
@@ -76,6 +78,7 @@ export function rolloutView(runs: RunResolver, ref: RolloutRef): RolloutView {
     rewardWeights: run.manifest.config.reward,
     facts: hiddenFacts(envSpec, userSpec, record),
     rubric,
+    curation: { ...(curated?.verdict ? { verdict: curated.verdict } : {}), labels: curated?.labels ?? [], comments: curated?.comments.length ?? 0 },
     ...(envId && userId ? { pairLabel: { env: environmentName(envSpec, envId), user: userName(userSpec, userId) } } : {}),
   };
 }

@@ -95,6 +95,8 @@ export const commandParams = {
   'rollout/rerun': rolloutRefSchema,
   'rollout/replay': rolloutRefSchema,
   'file/open': z.strictObject({ path: z.string().min(1).max(4096) }),
+  /** Curate the rollout shown: the host runs the same Accept / Reject / Clear / Label / Comment commands as the tree. */
+  'rollout/curate': rolloutRefSchema.extend({ action: z.enum(['accept', 'reject', 'clear', 'label', 'comment']) }),
   /** The webview's view state changed (step, tab, search); the host keeps it for re-sends and the serializer. */
   'state/changed': z.strictObject({ step: z.number().int().min(0).optional(), tab: z.string().max(32).optional(), compareRunDir: z.string().max(4096).optional() }),
 } as const;
@@ -177,6 +179,8 @@ export interface RolloutView {
   rewardWeights?: RewardWeights;
   /** Hidden facts of the pair against what the user disclosed in this rollout. */
   facts?: HiddenFactView[];
+  /** The rollout's curation state (curation.jsonl), for the viewer's Accept / Reject buttons. */
+  curation?: { verdict?: 'accepted' | 'rejected'; labels: string[]; comments: number };
   /** The rubric vocabulary (tag → polarity and meaning) of the tags this rollout carries. */
   rubric?: Record<string, { polarity: number; description: string }>;
   /** Human names of the environment and the user ("Log triage … × Terse ops engineer"). */

@@ -62,6 +62,11 @@ export function composeRoles(config: RunConfig, options: { cacheMode: CacheMode;
 
 const isBuiltinFamily = (family: string): boolean => findFamily(family) !== undefined;
 
+/** The offline cast for environments of these families, as a run builds it (the editor's Play uses the same). */
+export function builtinCastFor(families: readonly string[]): ReturnType<typeof createBuiltinRoles> {
+  return withGenericRoles(createBuiltinRoles(), families);
+}
+
 /**
  * Built-in roles for a population with environments outside the built-in families (imported tasks): such
  * environments are played by the oracle agent and evolved by the generic operators, offline; the built-in families

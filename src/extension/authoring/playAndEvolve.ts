@@ -3,7 +3,7 @@
 // run); evolving asks the designer for one harder child. No vscode import: the commands wrap these.
 import { randomUUID } from 'node:crypto';
 import { stringify } from 'yaml';
-import { createBuiltinRoles } from '../../builtin/roles.js';
+import { builtinCastFor } from '../../cli/run/composeRoles.js';
 import { cooperativeNovice } from '../../builtin/user/seedUsers.js';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { systemClock } from '../../core/ports/clock.js';
@@ -28,11 +28,12 @@ export interface PlayedRollout {
 }
 
 /**
- * Plays one episode of `spec` with the built-in roles (rule-based user, heuristic agent: not an LLM) and records it
- * as a one-generation run named `play-<id>` under `runsDir`.
+ * Plays one episode of `spec` with the built-in roles a run would give it (rule-based user; the heuristic agent for
+ * built-in families, the oracle agent for any other: none of them an LLM) and records it as a one-generation run
+ * named `play-<id>` under `runsDir`.
  */
 export async function playOneRollout(spec: EnvironmentSpec, specFile: string, backend: SandboxBackend, runsDir: string, signal?: Cancellation): Promise<PlayedRollout> {
-  const roles = createBuiltinRoles();
+  const roles = builtinCastFor([spec.family]);
   const name = `play-${spec.id}`.slice(0, 120);
   const config = runConfigSchema.parse({ apiVersion: specApiVersion, kind: 'Run', name, generations: 1, k: 1, hintPlays: 0, population: { environments: [specFile.split(/[\\/]/).pop()!] } });
   const user = cooperativeNovice();
@@ -66,9 +67,9 @@ export async function playOneRollout(spec: EnvironmentSpec, specFile: string, ba
   }
 }
 
-/** One designer step from `parent`; the built-in designer by default (it regenerates built-in families only). */
+/** One designer step from `parent`; by default the designer a run would use for its family (built-in or generic operators). */
 export async function proposeChild(parent: EnvironmentSpec, options: { direction?: Direction; designer?: DesignerRole; seed?: string; signal?: Cancellation } = {}): Promise<Proposal<EnvironmentSpec>> {
-  const designer = options.designer ?? createBuiltinRoles().designer;
+  const designer = options.designer ?? builtinCastFor([parent.family]).designer;
   return designer.propose({
     parent,
     direction: options.direction ?? 'harder',

@@ -7,7 +7,7 @@ import { childSpecText, playOneRollout, proposeChild, type PlayedRollout } from 
 import { abortSignalOf, currentText, runRefusal, withSandbox } from './sandboxSession.js';
 import { authoringCommands } from './specCodeLens.js';
 import { targetUri } from './specRunCommands.js';
-import { createBuiltinRoles } from '../../builtin/roles.js';
+import { builtinCastFor } from '../../cli/run/composeRoles.js';
 import type { EnvironmentSpec } from '../../core/spec/environment.js';
 
 export interface EvolvedChild {
@@ -73,7 +73,7 @@ export function registerPlayEvolveCommands(context: vscode.ExtensionContext, log
       if (refusal) return fail(refusal);
       try {
         const parent = await specOf(uri);
-        const designer = createBuiltinRoles().designer;
+        const designer = builtinCastFor([parent.family]).designer;
         const proposal = await proposeChild(parent, { designer });
         if (!proposal.ok) throw new Error(`the designer made no child (${proposal.operator}): ${proposal.reason}`);
         const child = proposal.child;

@@ -67,6 +67,7 @@ export function activateEditor(context: vscode.ExtensionContext, log: vscode.Log
     rerun: (ref) => void runCommands.rerun(ref),
     replay: (ref) => void replay(ref),
     openFile,
+    curate: (ref, action) => vscode.commands.executeCommand(`coevolve.curation.${action}`, ref.runDir, ref.rolloutId),
   }, log, viewData);
   const dashboards = new DashboardPanels(context.extensionUri, registry, (ref) => void rolloutPanels.show(ref), log, viewData);
   const setView = (change: Partial<TreeView>): void => tree.setView({ ...tree.treeView, ...change, filter: { ...tree.treeView.filter, ...change.filter } });

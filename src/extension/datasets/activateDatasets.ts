@@ -20,7 +20,11 @@ export interface Datasets {
 
 const exportFormats = ['chat-jsonl', 'atif', 'harbor'] as const;
 
-export function activateDatasets(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): Datasets {
+/**
+ * `activeRollout` names the rollout of the focused rollout viewer: with a webview focused there is no active text
+ * editor, so palette commands would otherwise have nothing to act on.
+ */
+export function activateDatasets(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, activeRollout: () => { runDir: string; rolloutId: string } | undefined = () => undefined): Datasets {
   const provider = new DatasetTreeProvider(log);
   const view = vscode.window.createTreeView('coevolve.dataset', { treeDataProvider: provider, showCollapseAll: true });
   const showFilters = (): void => {
@@ -51,7 +55,8 @@ export function activateDatasets(context: vscode.ExtensionContext, log: vscode.L
 
   const resolveSubject = (args: unknown[]): CurationSubject | undefined => {
     const active = vscode.window.activeTextEditor?.document.uri;
-    const subject = curationSubject(args[0], args[1], active?.scheme === 'file' ? active.fsPath : undefined);
+    const shown = args.length === 0 ? activeRollout() : undefined;
+    const subject = shown ? curationSubject(shown.runDir, shown.rolloutId) : curationSubject(args[0], args[1], active?.scheme === 'file' ? active.fsPath : undefined);
     if (!subject) {
       void vscode.window.showWarningMessage('Coevolve: choose a rollout (Runs tree, rollout viewer or Dataset view) or an environment (a pair in the Runs tree) to curate.');
       return undefined;

@@ -11,6 +11,8 @@ export interface RolloutActions {
   rerun(ref: RolloutRef): Promise<void> | void;
   replay(ref: RolloutRef): Promise<void> | void;
   openFile(path: string): Promise<void> | void;
+  /** Runs a curation command (coevolve.curation.<action>) on the rollout. */
+  curate(ref: RolloutRef, action: 'accept' | 'reject' | 'clear' | 'label' | 'comment'): PromiseLike<unknown> | void;
 }
 
 interface OpenPanel {
@@ -80,6 +82,10 @@ export class RolloutPanels implements vscode.Disposable {
         'rollout/rerun': (p) => this.actions.rerun(p),
         'rollout/replay': (p) => this.actions.replay(p),
         'file/open': (p) => this.actions.openFile(p.path),
+        'rollout/curate': async (p) => {
+          await this.actions.curate({ runDir: p.runDir, generation: p.generation, rolloutId: p.rolloutId }, p.action);
+          void notify(panel.webview, 'rollout/changed', ref); // the viewer asks again and shows the new state
+        },
         'state/changed': () => undefined,
       },
     };
@@ -98,6 +104,12 @@ export class RolloutPanels implements vscode.Disposable {
       const p = this.open.get(`${dir}#${e.summary.id}`);
       if (p) void notify(p.panel.webview, 'rollout/changed', p.ref);
     }
+  }
+
+  /** The rollout of the panel that has the focus, so palette commands (Accept, Reject…) act on what is shown. */
+  active(): RolloutRef | undefined {
+    for (const p of this.open.values()) if (p.panel.active) return p.ref;
+    return undefined;
   }
 
   /** Open panels, for the test API. */

@@ -234,6 +234,17 @@ export class RolloutViewer extends LitElement {
       End: () => this.go(this.steps.length - 1),
       '/': () => this.querySelector<HTMLElement>('#search')?.focus(),
     };
+    const curation: Record<string, () => void> = {
+      a: () => this.curate(this.view?.curation?.verdict === 'accepted' ? 'clear' : 'accept'),
+      x: () => this.curate(this.view?.curation?.verdict === 'rejected' ? 'clear' : 'reject'),
+      l: () => this.curate('label'),
+      c: () => this.curate('comment'),
+    };
+    const curate = curation[e.key];
+    if (curate) {
+      e.preventDefault();
+      return curate();
+    }
     const action = keys[e.key];
     if (action && this.tab === 'transcript') {
       e.preventDefault();
@@ -309,8 +320,30 @@ export class RolloutViewer extends LitElement {
         ${this.channel.can('rollout/rerun') ? html`<vscode-button secondary icon="debug-restart" id="rerun" @click=${() => this.channel.command('rollout/rerun', v.ref)} ?disabled=${v.running}>Re-run</vscode-button>` : nothing}
         ${this.channel.can('rollout/replay') ? html`<vscode-button secondary icon="terminal" id="replay" @click=${() => this.channel.command('rollout/replay', v.ref)} ?disabled=${v.running}>Replay in terminal</vscode-button>` : nothing}
         ${this.channel.can('file/open') ? html`<vscode-button secondary icon="json" @click=${() => this.channel.command('file/open', { path: v.filePath })} ?disabled=${v.running}>Open file</vscode-button>` : nothing}
+        <span class="actions-gap"></span>
+        ${this.channel.can('rollout/curate') ? this.curationControls(v) : nothing}
       </div>
     </header>`;
+  }
+
+  private curate(action: 'accept' | 'reject' | 'clear' | 'label' | 'comment'): void {
+    const v = this.view;
+    if (!v || v.running) return;
+    this.channel.command('rollout/curate', { ...v.ref, action });
+  }
+
+  /** Accept / Reject (toggling back to none) and Label / Comment, as in the Runs tree; the state comes from curation.jsonl. */
+  private curationControls(v: RolloutView): TemplateResult {
+    const c = v.curation;
+    const verdict = c?.verdict;
+    return html`<span class="curation" id="curation" role="group" aria-label="Curation">
+      <vscode-button id="accept" icon="thumbsup" ?secondary=${verdict !== 'accepted'} title="Accept this rollout for the dataset (a)" ?disabled=${v.running} @click=${() => this.curate(verdict === 'accepted' ? 'clear' : 'accept')}>${verdict === 'accepted' ? 'Accepted' : 'Accept'}</vscode-button>
+      <vscode-button id="reject" icon="thumbsdown" ?secondary=${verdict !== 'rejected'} title="Reject this rollout (x)" ?disabled=${v.running} @click=${() => this.curate(verdict === 'rejected' ? 'clear' : 'reject')}>${verdict === 'rejected' ? 'Rejected' : 'Reject'}</vscode-button>
+      <vscode-button id="label" icon="tag" secondary title="Add a label (l)" ?disabled=${v.running} @click=${() => this.curate('label')}>Label…</vscode-button>
+      <vscode-button id="comment" icon="comment" secondary title="Comment (c)" ?disabled=${v.running} @click=${() => this.curate('comment')}>Comment…</vscode-button>
+      ${c?.labels.length ? html`<span class="dim" id="curation-labels">${c.labels.map((l) => html`<span class="tag">${l}</span>`)}</span>` : nothing}
+      ${c?.comments ? html`<span class="dim">${c.comments} comment${c.comments === 1 ? '' : 's'}</span>` : nothing}
+    </span>`;
   }
 
   private transcript(v: RolloutView): TemplateResult {
@@ -337,7 +370,7 @@ export class RolloutViewer extends LitElement {
         <vscode-button icon="arrow-up" secondary title="Previous match (p)" @click=${() => this.nextMatch(-1)} ?disabled=${this.hits.length === 0}></vscode-button>
         <vscode-button icon="arrow-down" secondary title="Next match (n)" @click=${() => this.nextMatch(1)} ?disabled=${this.hits.length === 0}></vscode-button>
       </div>
-      <div class="keys dim">j/k step · space play · e first error · n/p next/previous match · / search</div>
+      <div class="keys dim">j/k step · space play · e first error · n/p next/previous match · / search · a accept · x reject · l label · c comment</div>
       <lit-virtualizer class="steps" id="steps" scroller .items=${steps}
         .renderItem=${(s: AtifStep, i: number) => html`<div class="step-wrap" @click=${() => this.go(i, false)}>${stepView(s, { current: i === this.current, future: i > this.current, match: matchSet.has(i) }, q, t0)}</div>`}></lit-virtualizer>`;
   }

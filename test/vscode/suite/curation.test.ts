@@ -97,4 +97,23 @@ describe('datasets: curation commands, Dataset view and export', () => {
     assert.ok(files.includes('README.md'), 'a dataset card');
     assert.ok(files.some((f) => f.endsWith('.jsonl')), `a JSONL file among ${files.join(', ')}`);
   });
+  it('Accept and Reject from the palette act on the rollout the focused viewer shows', async function () {
+    this.timeout(30_000);
+    const { editor } = await api();
+    const target = { runDir, generation: other.generation, rolloutId: [...openRun(runDir).rollouts.values()].find((x) => x.envId === other.envId)!.id };
+    const panel = editor.rolloutPanels.show(target);
+    const deadline = Date.now() + 10_000;
+    while (!panel.active && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(panel.active, 'the viewer has the focus');
+    const before = curationLines(runDir).length;
+    await vscode.commands.executeCommand('coevolve.curation.reject');
+    const lines = curationLines(runDir);
+    assert.equal(lines.length, before + 1, 'one entry appended (no "choose a rollout" warning)');
+    assert.deepEqual([lines.at(-1)!.action, lines.at(-1)!.target], ['reject', { kind: 'rollout', id: target.rolloutId }]);
+    const view = (await editor.rolloutPanels.answer(target, { kind: 'request', id: 1, method: 'rollout/get', params: target })) as { result: { curation: { verdict?: string } } };
+    assert.equal(view.result.curation.verdict, 'rejected', 'the viewer is told the new state');
+    await vscode.commands.executeCommand('coevolve.curation.clear');
+    panel.dispose();
+  });
+
 });
