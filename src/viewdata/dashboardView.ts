@@ -1,5 +1,6 @@
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
-import { readEnvironment, readGenerationMetrics, type RunIndex } from '../store/runReader.js';
+import { readEnvironment, readGenerationMetrics, readUser, type RunIndex } from '../store/runReader.js';
+import { environmentName, userName } from '../webview/names.js';
 import type { DashboardView, LineageNode, RunOverview } from '../webview/protocol.js';
 
 /** The stored per-generation metrics of a run (never recomputed here) and what is still pending. */
@@ -23,32 +24,44 @@ export function runOverview(run: RunIndex, ref: string = run.dir): RunOverview {
  * rate its pairs had in the last generation that played it (the stored pair statistics, not recomputed).
  */
 export function lineage(run: RunIndex, overview: RunOverview): LineageNode[] {
-  const last = new Map<string, { generation: number; rates: number[] }>();
+  const last = new Map<string, { generation: number; rates: number[]; successes: number; plays: number }>();
+  const measured = new Map<string, NonNullable<LineageNode['measured']>>();
   for (const m of overview.generations) {
     for (const p of m.pairsDetail) {
       for (const id of [p.envId, p.userId]) {
         const cur = last.get(id);
-        if (!cur || cur.generation < m.index) last.set(id, { generation: m.index, rates: [p.successRate] });
-        else if (cur.generation === m.index) cur.rates.push(p.successRate);
+        if (!cur || cur.generation < m.index) last.set(id, { generation: m.index, rates: [p.successRate], successes: p.successes, plays: p.plays });
+        else if (cur.generation === m.index) {
+          cur.rates.push(p.successRate);
+          cur.successes += p.successes;
+          cur.plays += p.plays;
+        }
       }
     }
+    // Metrics v2: the latest fitted difficulty of every node (null before any play).
+    for (const n of m.lineage ?? []) if (n.measured !== null && n.se !== null) measured.set(n.id, { value: n.measured, se: n.se, plays: n.plays, generation: m.index });
   }
   const nodes: LineageNode[] = [];
   for (const s of run.specs.values()) {
     const node: LineageNode = { kind: s.kind, id: s.id, parent: s.parent, operator: s.operator, generation: s.generation };
     if (s.retired) node.retired = s.retired;
-    if (s.kind === 'environment') {
-      try {
+    try {
+      if (s.kind === 'environment') {
         const e = readEnvironment(run.dir, s.id);
         node.family = e.family;
         node.difficulty = e.difficulty;
-      } catch {
-        // listed without family and difficulty
+        node.name = environmentName({ title: e.title }, s.id);
+      } else {
+        node.name = userName({ persona: readUser(run.dir, s.id).persona }, s.id);
       }
+    } catch {
+      // listed without family, difficulty and name
     }
+    const fitted = measured.get(s.id);
+    if (fitted) node.measured = fitted;
     const played = last.get(s.id);
     // One spec can sit in several pairs of a generation; the viewer shows their mean as "its" rate.
-    if (played) node.lastPlayed = { generation: played.generation, successRate: played.rates.reduce((a, b) => a + b, 0) / played.rates.length, pairs: played.rates.length };
+    if (played) node.lastPlayed = { generation: played.generation, successRate: played.rates.reduce((a, b) => a + b, 0) / played.rates.length, pairs: played.rates.length, successes: played.successes, plays: played.plays };
     nodes.push(node);
   }
   return nodes;
@@ -60,7 +73,13 @@ export function dashboardView(run: RunIndex, compare: RunIndex | undefined, refO
     run: overview,
     lineage: lineage(run, overview),
     rejections: run.rejections.map((r) => ({ kind: r.kind, id: r.id, parent: r.parent, operator: r.operator, reason: r.reason, generation: r.generation })),
-    agentUpdates: run.agentUpdates.map((a) => ({ generation: a.generation, fromId: a.fromId, toId: a.toId, change: a.change, promoted: a.promoted })),
+    agentUpdates: run.agentUpdates.map((a) => ({ generation: a.generation, fromId: a.fromId, toId: a.toId, change: a.change, promoted: a.promoted, ...(a.heldOut ? { heldOut: a.heldOut } : {}) })),
+    retirements: run.events.flatMap((e) => {
+      if (e.type !== 'spec.retired') return [];
+      // A retired pair is named "<envId>@<pairId>"; a retired spec by its own id.
+      const [envId, pairId] = e.id.split('@');
+      return [{ generation: e.generation, kind: e.kind, id: e.id, envId: envId ?? e.id, ...(pairId ? { pairId } : {}), reason: e.reason }];
+    }),
     compare: compare ? runOverview(compare, refOf(compare.dir)) : null,
   };
 }

@@ -25,6 +25,7 @@ export function rowPasses(r: RolloutRow, f: RolloutFilter | undefined): boolean 
   if (f.tags?.length && !f.tags.some((t) => r.tags.includes(t))) return false;
   if (f.hint !== undefined && f.hint !== r.hint) return false;
   if (f.pairId && f.pairId !== r.pairId) return false;
+  if (f.envIds?.length && !f.envIds.includes(r.envId)) return false;
   return true;
 }
 

@@ -7,6 +7,7 @@ import { evalView } from './evalView.js';
 import type { LiveRun } from './liveRun.js';
 import { facetsOf, queryRolloutTable, rolloutRow, rowPasses } from './rolloutTable.js';
 import { rolloutView } from './rolloutView.js';
+import { specView } from './specView.js';
 import { runChoices } from './runListing.js';
 import type { RunResolver } from './runRegistry.js';
 import { TranscriptIndex } from './transcriptSearch.js';
@@ -60,6 +61,12 @@ export class ViewData {
       const page = queryRolloutTable(rows, p);
       const running = live.run.generations.reduce((n, g) => n + g.inFlight.length, 0);
       return { runDir: p.runDir, runName: live.manifest.name, ...page, facets: facetsOf(rows), running };
+    },
+    'spec/get': (p) => {
+      const run = this.runs.get(p.runDir).run;
+      // Only ids the run's index knows become file names.
+      if (run.specs.get(p.id)?.kind !== p.kind) throw new Error(`run ${run.manifest.name} has no ${p.kind} "${p.id}"`);
+      return specView(run, p.kind, p.id);
     },
     'rollouts/search': (p) => {
       const live = this.runs.get(p.runDir);

@@ -34,6 +34,8 @@ export const rolloutFilterSchema = z.strictObject({
   /** true: hint plays only; false: no hint plays. */
   hint: z.boolean().optional(),
   pairId: shortText.optional(),
+  /** Rollouts of any of these environments. */
+  envIds: z.array(shortText).max(1000).optional(),
 });
 export type RolloutFilter = z.infer<typeof rolloutFilterSchema>;
 export const rolloutSortKeys = ['generation', 'reward', 'durationMs', 'costUsd', 'tokens', 'steps', 'family', 'userId', 'envId', 'status', 'trial'] as const;
@@ -88,6 +90,8 @@ export const requestParams = {
     label: z.string().min(1).max(128).optional(),
     text: z.string().min(1).max(4000).optional(),
   }),
+  /** One environment or user version of a run, with what changed against its parent (for the lineage's detail). */
+  'spec/get': z.strictObject({ runDir: z.string().min(1).max(4096), kind: z.enum(['environment', 'user']), id: z.string().min(1).max(256) }),
 } as const;
 
 export const commandParams = {
@@ -197,7 +201,11 @@ export interface LineageNode {
   family?: string;
   difficulty?: number;
   /** Success rate of this spec's pairs in the last generation that played it, from the stored pair statistics. */
-  lastPlayed?: { generation: number; successRate: number; pairs: number };
+  lastPlayed?: { generation: number; successRate: number; pairs: number; successes?: number; plays?: number };
+  /** Human name: the environment's title, or the user's persona and archetype. */
+  name?: string;
+  /** Measured difficulty (logits, metrics v2) from the last generation that fitted it, with its standard error. */
+  measured?: { value: number; se: number; plays: number; generation: number };
 }
 
 export interface RejectedChild {
@@ -227,7 +235,9 @@ export interface DashboardView {
   run: RunOverview;
   lineage: LineageNode[];
   rejections: RejectedChild[];
-  agentUpdates: { generation: number; fromId: string; toId: string; change: string; promoted: boolean }[];
+  agentUpdates: { generation: number; fromId: string; toId: string; change: string; promoted: boolean; heldOut?: { incumbent: number; candidate: number } }[];
+  /** Pairs taken out of the archive (spec.retired events), with why. */
+  retirements?: { generation: number; kind: 'environment' | 'user'; id: string; envId: string; pairId?: string; reason: string }[];
   compare: RunOverview | null;
 }
 
@@ -343,6 +353,7 @@ export interface RequestResults {
   'eval/get': EvalView;
   'dataset/list': DatasetList;
   'curation/apply': { target: { kind: 'rollout' | 'environment'; id: string }; verdict?: 'accepted' | 'rejected'; labels: string[]; comments: number };
+  'spec/get': SpecView;
 }
 
 // Envelopes.

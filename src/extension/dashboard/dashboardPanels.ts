@@ -3,6 +3,7 @@ import type { RunRegistry } from '../../viewdata/runRegistry.js';
 import { dashboardPanelStateSchema, type HostMessage } from '../../webview/protocol.js';
 import { connectWebview, dispatch, notify, renderApp, type WebviewEndpoint } from '../viewer/webviewHost.js';
 import { ViewData } from '../../viewdata/viewRequests.js';
+import { runLabel } from '../../webview/names.js';
 
 export const dashboardViewType = 'coevolve.dashboard';
 
@@ -57,7 +58,8 @@ export class DashboardPanels implements vscode.Disposable {
   private attach(panel: vscode.WebviewPanel, runDir: string, compareRunDir?: string): void {
     let name = runDir.split(/[\\/]/).pop() ?? runDir;
     try {
-      name = this.registry.get(runDir).manifest.name;
+      // Runs of one config share a name: the tab says when it started, as the Runs tree does.
+      name = runLabel(this.registry.get(runDir).manifest);
     } catch {
       // the webview shows the reader's error when it asks
     }
@@ -69,6 +71,8 @@ export class DashboardPanels implements vscode.Disposable {
         'runs/list': this.data.handlers['runs/list'],
         'rollouts/table': this.data.handlers['rollouts/table'],
         'rollouts/search': this.data.handlers['rollouts/search'],
+        'rollout/get': this.data.handlers['rollout/get'],
+        'spec/get': this.data.handlers['spec/get'],
       },
       commands: {
         'rollout/open': (p) => this.openRollout(p),

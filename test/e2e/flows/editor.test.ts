@@ -90,13 +90,13 @@ describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', functi
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixture' }).first().click();
     const frame = await webviewFrame(page, '#charts');
     await frame.locator('#charts canvas').nth(5).waitFor();
-    assert.equal(await frame.locator('#charts .chart').count(), 6);
+    assert.ok((await frame.locator('#charts figure.chart').count()) >= 8);
     await wb.screenshot('editor-dashboard-charts');
     await frame.locator('vscode-tab-header[data-tab="lineage"]').click();
     await frame.locator('#lineage-environment .lineage-node').first().waitFor();
     const lineage = (await frame.locator('#lineage-environment').textContent()) ?? '';
     assert.match(lineage, /harder:/, 'children show the operator that made them');
-    assert.match(lineage, /p=\d\.\d\d/, 'played specs show their success rate');
+    assert.match(lineage, /\d+\/\d+ passed \(\d+ %\)/, 'played specs show their success with counts');
     await wb.screenshot('editor-dashboard-lineage');
     await frame.locator('vscode-tab-header[data-tab="compare"]').click();
     await frame.locator('#compare-generations').waitFor();

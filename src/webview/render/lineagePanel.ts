@@ -1,0 +1,63 @@
+// The lineage of environments and users as a tree of buttons (keyboard and mouse), each with its human name, the
+// operator that made it, its last success with counts, design and measured difficulty; a chosen node opens its
+// detail (what its change was, in knobs, then the diff) beside the tree.
+import { html, nothing, type TemplateResult } from 'lit';
+import { operatorLabel, successLabel } from '../names.js';
+import type { DashboardView, LineageNode, RejectedChild, SpecView } from '../protocol.js';
+import { specPanel } from './specPanel.js';
+
+export interface LineageHandlers {
+  select(node: LineageNode): void;
+  showRollouts(node: LineageNode): void;
+}
+
+function nodeLine(n: LineageNode, retiredPairs: number, selected: boolean, h: LineageHandlers): TemplateResult {
+  const icon = n.kind === 'environment' ? 'server-environment' : 'account';
+  const played = n.lastPlayed;
+  return html`<button class="lineage-node ${selected ? 'selected' : ''}" data-id=${n.id} aria-pressed=${selected ? 'true' : 'false'} @click=${() => h.select(n)}>
+    <span class="codicon codicon-${icon}"></span>
+    <b class="node-name">${n.name ?? n.id}</b>
+    ${n.operator ? html`<span class="op">${operatorLabel(n.operator)}</span>` : html`<span class="op seed">seed</span>`}
+    <span class="dim">g${n.generation}</span>
+    ${played
+      ? html`<span class="rate" title=${`its ${played.pairs} pair(s) in generation ${played.generation}`}>${played.plays !== undefined && played.successes !== undefined ? successLabel(played.successes, played.plays) : `${Math.round(played.successRate * 100)} %`} <span class="dim">in g${played.generation}</span></span>`
+      : html`<span class="dim">not played yet</span>`}
+    ${n.difficulty !== undefined ? html`<span class="dim" title="design difficulty: the spec's own label">design ${n.difficulty}</span>` : nothing}
+    ${n.measured ? html`<span class="dim" title=${`measured from ${n.measured.plays} plays (Rasch, logits), generation ${n.measured.generation}`}>measured ${n.measured.value.toFixed(2)} ± ${n.measured.se.toFixed(2)}</span>` : nothing}
+    ${retiredPairs > 0 ? html`<span class="tag">${retiredPairs} pair${retiredPairs > 1 ? 's' : ''} retired</span>` : nothing}
+    ${n.retired ? html`<span class="tag">retired: ${n.retired.replace('_', ' ')}</span>` : nothing}
+  </button>`;
+}
+
+const rejectedLine = (r: RejectedChild): TemplateResult => html`<div class="lineage-node rejected"><span class="codicon codicon-circle-slash"></span> ${r.id} <span class="op">${operatorLabel(r.operator)}</span> <span class="dim">g${r.generation} · rejected: ${r.reason}</span></div>`;
+
+export function lineageTree(v: DashboardView, kind: 'environment' | 'user', selectedId: string | undefined, h: LineageHandlers): TemplateResult {
+  const nodes = v.lineage.filter((n) => n.kind === kind);
+  const ids = new Set(nodes.map((n) => n.id));
+  const children = new Map<string, LineageNode[]>();
+  const roots: LineageNode[] = [];
+  for (const n of nodes) {
+    if (n.parent && ids.has(n.parent)) children.set(n.parent, [...(children.get(n.parent) ?? []), n]);
+    else roots.push(n);
+  }
+  const rejected = v.rejections.filter((r) => r.kind === kind);
+  const retiredBy = new Map<string, number>();
+  for (const r of v.retirements ?? []) if (r.kind === kind) retiredBy.set(r.envId, (retiredBy.get(r.envId) ?? 0) + 1);
+  const item = (n: LineageNode): TemplateResult => {
+    const kids = children.get(n.id) ?? [];
+    const refused = rejected.filter((r) => r.parent === n.id);
+    return html`<li>${nodeLine(n, retiredBy.get(n.id) ?? 0, n.id === selectedId, h)}
+      ${kids.length || refused.length ? html`<ul>${kids.map(item)}${refused.map((r) => html`<li>${rejectedLine(r)}</li>`)}</ul>` : nothing}</li>`;
+  };
+  return html`<h2>${kind === 'environment' ? 'Environments' : 'Users'} <span class="dim">(${nodes.length} versions, ${rejected.length} rejected children)</span></h2>
+    <ul class="lineage" id=${`lineage-${kind}`}>${roots.map(item)}</ul>`;
+}
+
+/** The chosen node: its spec with what changed against the parent, and a way to its rollouts. */
+export function lineageDetail(node: LineageNode | undefined, spec: SpecView | undefined | 'loading', problem: string | undefined, h: LineageHandlers): TemplateResult {
+  if (!node) return html`<p class="dim" id="lineage-detail">Choose an environment or a user to see what changed against its parent.</p>`;
+  return html`<div id="lineage-detail" class="lineage-detail">
+    <div class="detail-actions"><vscode-button id="lineage-rollouts" icon="list-flat" secondary @click=${() => h.showRollouts(node)}>Its rollouts</vscode-button></div>
+    ${problem ? html`<p class="bad">${problem}</p>` : spec === 'loading' || !spec ? html`<p class="dim">Loading ${node.id}…</p>` : specPanel(spec)}
+  </div>`;
+}

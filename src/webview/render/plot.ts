@@ -1,0 +1,120 @@
+// Draws one ChartSpec with uPlot: a colour-blind-safe palette (Okabe–Ito, from common.css), a dash pattern per
+// series so overlapping lines stay apart, the target band and intervals shaded, axes with their unit, and a legend
+// that shows the last generation's values until the pointer picks another (never "--").
+import uPlot from 'uplot';
+import type { RunOverview } from '../protocol.js';
+import { unitLabel, type ChartSpec, type DrawnSeries } from './chartSpecs.js';
+
+const paletteVars = ['--coevolve-blue', '--coevolve-orange', '--coevolve-green', '--coevolve-vermillion', '--coevolve-purple', '--coevolve-sky', '--coevolve-yellow', '--coevolve-grey'];
+const dashes: (number[] | undefined)[] = [undefined, [8, 4], [2, 3], [12, 3, 3, 3], [4, 4], [1, 5]];
+
+function cssVar(name: string, fallback: string): string {
+  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+}
+
+export function paletteColor(i: number): string {
+  return cssVar(paletteVars[i % paletteVars.length] as string, '#0072b2');
+}
+
+function withAlpha(color: string, alpha: number): string {
+  const hex = /^#([0-9a-f]{6})$/i.exec(color)?.[1];
+  if (!hex) return color;
+  const n = parseInt(hex, 16);
+  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
+}
+
+const formatValue = (unit: ChartSpec['unit'], v: number | null | undefined): string => {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (unit === 'share') return `${(v * 100).toFixed(0)} %`;
+  if (unit === 'usd') return `$${v.toFixed(v < 0.01 && v > 0 ? 4 : 2)}`;
+  if (unit === 'count' || unit === 'rollouts') return String(Math.round(v));
+  return v.toFixed(2);
+};
+
+/** Shares on 0–100 %; counts and money from 0, and a flat zero line still gets an axis of 0..1, not 0..100. */
+function yScale(unit: ChartSpec['unit']): uPlot.Scale {
+  if (unit === 'share') return { range: [0, 1] };
+  if (unit === 'count' || unit === 'usd' || unit === 'rollouts') return { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] };
+  return {};
+}
+
+export interface PlotInput {
+  spec: ChartSpec;
+  runs: { run: RunOverview; label: string; series: DrawnSeries[] }[];
+  n: number;
+  width: number;
+  band?: { low: number; high: number };
+}
+
+/** Builds the uPlot options and data for a chart; the caller mounts it (kept apart so it reads as one step). */
+export function plotOptions(input: PlotInput): { opts: uPlot.Options; data: uPlot.AlignedData } {
+  const { spec, runs, n } = input;
+  const fg = cssVar('--vscode-foreground', '#444');
+  const grid = 'rgba(127,127,127,0.2)';
+  const xs = Array.from({ length: n }, (_, i) => i);
+  const data: (number | null)[][] = [xs];
+  const series: uPlot.Series[] = [{ label: 'generation', value: (_u, v) => (v === null ? '–' : `generation ${v}`) }];
+  const bands: uPlot.Band[] = [];
+  const compare = runs.length > 1;
+  runs.forEach((r, ri) => {
+    let lineIndex = 0;
+    r.series.forEach((s) => {
+      data.push(s.values);
+      const idx = data.length - 1;
+      // One run: colour names the series. Two runs: colour names the run and the dash names the series.
+      const color = compare ? paletteColor(ri) : paletteColor(s.interval ? Math.max(0, lineIndex - 1) : lineIndex);
+      const dash = compare ? dashes[lineIndex % dashes.length] : s.interval ? [2, 2] : dashes[lineIndex % dashes.length];
+      series.push({
+        label: compare ? `${s.label} · ${r.label}` : s.label,
+        stroke: s.interval ? withAlpha(color, 0.5) : color,
+        width: s.interval ? 1 : 2,
+        ...(dash ? { dash } : {}),
+        points: { show: n < 40 && !s.interval, size: 6, fill: color },
+        value: (_u, v) => formatValue(spec.unit, v),
+        spanGaps: false,
+      });
+      if (s.interval === 'high') bands.push({ series: [idx, idx - 1], fill: withAlpha(color, 0.15) });
+      if (!s.interval) lineIndex++;
+    });
+  });
+  const lastIndex = n - 1;
+  const band = spec.band ? input.band : undefined;
+  const opts: uPlot.Options = {
+    width: input.width,
+    height: 190,
+    series,
+    bands,
+    scales: { x: { time: false, range: [-0.2, Math.max(0.2, n - 0.8)] }, y: yScale(spec.unit) },
+    axes: [
+      { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, incrs: [1, 2, 5, 10, 20, 50, 100], values: (_u, vals) => vals.map((x) => (Number.isInteger(x) ? `g${x}` : '')), label: 'generation', labelSize: 18 },
+      {
+        stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, label: unitLabel[spec.unit].trim() || '%', labelSize: 18, size: 52,
+        values: (_u: uPlot, vals: number[]) => vals.map((x) => (spec.unit === 'share' ? `${Math.round(x * 100)}%` : spec.unit === 'usd' ? `$${x}` : String(x))),
+      },
+    ],
+    legend: { show: true, live: true },
+    cursor: { drag: { x: false, y: false } },
+    hooks: {
+      // The target band under the series, so "in band" is visible at a glance.
+      drawAxes: band ? [(u) => {
+        const top = u.valToPos(band.high, 'y', true);
+        const bottom = u.valToPos(band.low, 'y', true);
+        u.ctx.save();
+        u.ctx.fillStyle = withAlpha(paletteColor(2), 0.14);
+        u.ctx.fillRect(u.bbox.left, top, u.bbox.width, bottom - top);
+        u.ctx.restore();
+      }] : [],
+      // Without a pointer the legend shows the last generation rather than "--".
+      ready: [(u) => u.setLegend({ idx: lastIndex })],
+      setCursor: [(u) => {
+        if (u.cursor.idx === null || u.cursor.idx === undefined) u.setLegend({ idx: lastIndex }, false);
+      }],
+    },
+  };
+  return { opts, data: data as uPlot.AlignedData };
+}
+
+export function mountPlot(input: PlotInput, target: HTMLElement): uPlot {
+  const { opts, data } = plotOptions(input);
+  return new uPlot(opts, data, target);
+}

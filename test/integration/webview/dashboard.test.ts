@@ -1,0 +1,102 @@
+import * as assert from 'node:assert/strict';
+import { dirname } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
+import { ViewData } from '../../../src/viewdata/viewRequests.js';
+import { demoRun, demoRunProblem } from '../../support/demoRun.js';
+import { needService } from '../../support/services.js';
+import { barGeometry, chromiumProblem, cspViolations, launch, openPanel, type OpenedPanel } from './support.js';
+
+describe('run dashboard in Chromium on a real demo run', function () {
+  this.timeout(600_000);
+  let browser: Browser;
+  let data: ViewData;
+  let runDir: string;
+  let panel: OpenedPanel;
+  let page: Page;
+
+  before(async function () {
+    await needService(this, 'bubblewrap', async () => demoRunProblem());
+    await needService(this, 'Chromium', async () => chromiumProblem());
+    runDir = demoRun();
+    data = new ViewData(new RunRegistry(() => [dirname(runDir)]));
+    browser = await launch();
+    panel = await openPanel(browser, 'dashboard', 'coevolve-dashboard', { runDir }, (m, p) => (data.handlers as Record<string, (x: unknown) => unknown>)[m]!(p));
+    page = panel.page;
+  });
+  after(async () => {
+    await panel?.close();
+    await browser?.close();
+  });
+
+  const tab = async (name: string): Promise<void> => {
+    await page.locator(`vscode-tab-header[data-tab="${name}"]`).click();
+  };
+
+  it('answers "is it working?" with the stored figures, and every chart\'s legend shows values without hovering', async () => {
+    await page.locator('#verdict').waitFor();
+    const view = data.handlers['dashboard/get']({ runDir });
+    const last = view.run.generations.at(-1)!;
+    assert.match((await page.locator('#verdict-band .verdict-value').textContent()) ?? '', new RegExp(`^${Math.round(last.inBandShare * 100)} %$`));
+    await page.locator('#charts canvas').first().waitFor();
+    const charts = await page.locator('#charts figure.chart').count();
+    assert.ok(charts >= 8, `${charts} charts`);
+    const values = await page.locator('#charts .u-legend .u-value').allTextContents();
+    assert.ok(values.length > 10);
+    assert.ok(values.every((v) => v !== '--' && v.trim() !== ''), `legend values: ${values.join(' | ')}`);
+    const labels = await page.locator('#chart-success .u-legend .u-label').allTextContents();
+    assert.ok(labels.some((l) => l.includes(' = ')), `identical series folded: ${labels.join(', ')}`);
+    assert.deepEqual(await cspViolations(page), []);
+  });
+
+  it('the lineage\'s nodes open their detail: a child shows the knob it moved before its diff', async () => {
+    await tab('lineage');
+    const child = page.locator('#lineage-environment ul button.lineage-node').first();
+    await child.waitFor();
+    await child.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#lineage-detail .knob-summary').waitFor();
+    assert.match((await page.locator('#lineage-detail .knob-summary').textContent()) ?? '', /→/);
+    assert.equal(await page.locator('#lineage-detail details.diff-details[open]').count(), 0, 'the line diff is folded');
+    assert.deepEqual(await cspViolations(page), []);
+  });
+
+  it('the rollout table sorts, filters, searches and compares two rollouts, with every reward bar drawn to its value', async () => {
+    await tab('rollouts');
+    await page.locator('#rollouts tbody tr').first().waitFor();
+    const total = data.handlers['rollouts/table']({ runDir }).total;
+    assert.match((await page.locator('#table-count').textContent()) ?? '', new RegExp(`^${total} rollouts`));
+    await page.locator('button.sort[data-sort="reward"]').click();
+    await page.waitForFunction(() => window.__coevolveTable?.action === 'sort');
+    const rewards = (await page.locator('#rollouts tbody td.reward-cell .reward-num').allTextContents()).map(Number);
+    assert.deepEqual(rewards, [...rewards].sort((a, b) => b - a), 'sorted by reward, highest first');
+    const bars = await barGeometry(page);
+    assert.equal(bars.length, rewards.length);
+    for (const b of bars) assert.ok(Math.abs(b.width - b.expectedWidth) < 1.5 && Math.abs(b.left - b.expectedLeft) < 1.5, `${b.label}: ${b.width} vs ${b.expectedWidth}`);
+    await page.locator('#filter-outcome').selectOption('failed');
+    await page.waitForFunction(() => window.__coevolveTable?.action === 'filter');
+    const outcomes = new Set(await page.locator('#rollouts tbody tr td:nth-child(6)').allTextContents());
+    assert.ok(!outcomes.has('passed'), `only failures: ${[...outcomes].join(', ')}`);
+    await page.locator('#rollouts tbody tr').nth(0).focus();
+    await page.keyboard.press(' ');
+    await page.locator('#rollouts tbody tr').nth(1).focus();
+    await page.keyboard.press(' ');
+    await page.locator('#compare-selected').click();
+    await page.locator('#rollout-compare .compare-side').nth(1).waitFor();
+    assert.equal(await page.locator('#rollout-compare .compare-side').count(), 2);
+    for (const b of await barGeometry(page)) assert.ok(Math.abs(b.width - b.expectedWidth) < 1.5, `${b.label}: ${b.width} vs ${b.expectedWidth}`);
+    await page.locator('#table-search').fill('check.sh');
+    await page.locator('#search-hits li').first().waitFor();
+    assert.match((await page.locator('#search-count').textContent()) ?? '', /"check\.sh" in \d+ of \d+ rollouts/);
+    assert.deepEqual(await cspViolations(page), []);
+  });
+
+  it('compares two generations with differences of shares in percentage points', async () => {
+    await tab('compare');
+    await page.locator('#compare-generations').waitFor();
+    const text = (await page.locator('#compare-generations').textContent()) ?? '';
+    assert.match(text, /[+−±]\d+ pp/);
+    assert.doesNotMatch(text, /[+-]\d+%/);
+    assert.deepEqual(await cspViolations(page), []);
+  });
+});

@@ -1,0 +1,45 @@
+import * as assert from 'node:assert/strict';
+import type { GenerationMetrics } from '../../../src/core/metrics/generationMetrics.js';
+import { chartSpecs, chartsFor, seriesOf } from '../../../src/webview/render/chartSpecs.js';
+import { formatDelta } from '../../../src/webview/render/comparePanel.js';
+import type { DashboardView, RunOverview } from '../../../src/webview/protocol.js';
+
+const metrics = (index: number, success: number, verifier: number): GenerationMetrics => ({
+  index, successRate: success, verifierSuccessRate: verifier, passAtK: { 4: 0.9 }, passHatK: { 4: 0.1 },
+} as unknown as GenerationMetrics);
+
+const run = (gens: GenerationMetrics[]): RunOverview => ({ runDir: '/r', name: 'demo', runId: 'abc', status: 'completed', startedAt: '2026-12-01T09:19:00Z', k: 4, band: { low: 0.4, high: 0.6 }, roles: {}, generations: gens, pendingGenerations: [] });
+const view = (r: RunOverview): DashboardView => ({ run: r, lineage: [], rejections: [], agentUpdates: [], compare: null });
+
+describe('dashboard chart series', () => {
+  const success = chartSpecs.find((c) => c.id === 'success')!;
+
+  it('folds a series equal to an earlier one at every point into it, so identical lines do not hide each other', () => {
+    const r = run([metrics(0, 0.5, 0.5), metrics(1, 0.4, 0.4)]);
+    const drawn = seriesOf(success, view(r), r, 2);
+    assert.deepEqual(drawn.map((d) => d.label), ['success = verifier alone', 'pass@k', 'pass^k']);
+  });
+
+  it('keeps series that differ anywhere, and leaves a missing generation as a gap', () => {
+    const r = run([metrics(0, 0.5, 0.5), metrics(2, 0.4, 0.3)]);
+    const drawn = seriesOf(success, view(r), r, 3);
+    assert.deepEqual(drawn.map((d) => d.label), ['success', 'verifier alone', 'pass@k', 'pass^k']);
+    assert.deepEqual(drawn[0]!.values, [0.5, null, 0.4]);
+  });
+
+  it('charts version-2 fields only for runs that recorded them, and never mixes units on one chart', () => {
+    const v1 = run([metrics(0, 0.5, 0.5)]);
+    const ids = chartsFor([v1]).map((c) => c.id);
+    assert.ok(!ids.includes('heldout') && !ids.includes('measured') && !ids.includes('archive'));
+    const v2 = run([{ ...metrics(0, 0.5, 0.5), heldOut: { test: { pairs: 1, playsPerPair: 1, source: 'seeds', score: { plays: 1, successes: 1, success: 1, ci: [0.2, 1], agentId: 'a', measuredAt: 0 }, vsPrevious: null }, promotion: null } } as unknown as GenerationMetrics]);
+    assert.ok(chartsFor([v2]).some((c) => c.id === 'heldout'));
+    for (const c of chartSpecs) assert.ok(c.unit, `${c.id} has one unit`);
+    assert.ok(!chartSpecs.some((c) => c.id === 'cost' && c.series.some((s) => s.label === 'errors')), 'cost and error counts are apart');
+  });
+
+  it('writes differences of shares in percentage points', () => {
+    assert.equal(formatDelta('share', 0.17), '+17 pp');
+    assert.equal(formatDelta('share', -0.04), '−4 pp');
+    assert.equal(formatDelta('number', 0.0921), '+0.092');
+  });
+});
