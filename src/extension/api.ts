@@ -3,6 +3,7 @@ import type { Authoring } from './authoring/activateAuthoring.js';
 import type { Datasets } from './datasets/activateDatasets.js';
 import type { EditorApi } from './commands/activateEditor.js';
 import type { RunsTreeProvider } from './runs/runsTreeProvider.js';
+import type { GettingStarted } from './start/activateGettingStarted.js';
 
 /**
  * What `activate` returns. The vscode test suites reach the extension's parts through it; it is not a public API
@@ -19,4 +20,6 @@ export interface CoevolveApi {
   datasets: Datasets;
   /** Rollout viewer and dashboard panels, run commands, replays. */
   editor: EditorApi;
+  /** Set up the workspace, run the demo, the walkthrough. */
+  start: GettingStarted;
 }

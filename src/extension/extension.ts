@@ -9,6 +9,7 @@ import { activateEditor } from './commands/activateEditor.js';
 import { activateSpecValidation } from './specs/activateSpecValidation.js';
 import { activateAuthoring } from './authoring/activateAuthoring.js';
 import { activateDatasets } from './datasets/activateDatasets.js';
+import { activateGettingStarted } from './start/activateGettingStarted.js';
 
 export function activate(context: vscode.ExtensionContext): CoevolveApi {
   const log = activateLog(context);
@@ -17,8 +18,9 @@ export function activate(context: vscode.ExtensionContext): CoevolveApi {
   const diagnostics = activateSpecValidation(context, log);
   const authoring = activateAuthoring(context, log, diagnostics);
   const datasets = activateDatasets(context, log, () => editor.rolloutPanels.active());
+  const start = activateGettingStarted(context, log, editor.runCommands);
   log.info(`Coevolve ${toolVersion} activated`);
-  return { version: toolVersion, runsProvider, diagnostics, log, authoring, datasets, editor };
+  return { version: toolVersion, runsProvider, diagnostics, log, authoring, datasets, editor, start };
 }
 
 export function deactivate(): void {}

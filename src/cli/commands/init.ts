@@ -13,6 +13,7 @@ export const exampleSpecFiles = [
   'config-repair.env.yaml',
   'terse-ops.user.yaml',
   'patient-novice.user.yaml',
+  'demo.run.yaml',
 ] as const;
 
 /** The package's own environments/ folder: next to dist/ when bundled, or the repository root when run from source. */

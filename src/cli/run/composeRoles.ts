@@ -8,10 +8,7 @@ import { createLlmJudge } from '../../core/roles/llm/llmJudge.js';
 import { createLlmUser } from '../../core/roles/llm/llmUser.js';
 import { createLlmUserEvolver } from '../../core/roles/llm/llmUserEvolver.js';
 import type { RoleName, RunConfig } from '../../core/spec/run.js';
-import { findFamily } from '../../builtin/families/registry.js';
-import { createBuiltinRoles } from '../../builtin/roles.js';
-import { createGenericDesigner, designerForAnyEnvironment } from '../../generic/genericDesigner.js';
-import { agentForAnyEnvironment, createOracleAgent } from '../../generic/oracleAgent.js';
+import { builtinCastFor } from './builtinCast.js';
 import { createChatModel } from '../../llm/createChatModel.js';
 import { createEndpointPool, type EndpointPool } from '../../llm/endpointPool.js';
 import { resolveApiKey } from '../../llm/apiKey.js';
@@ -25,7 +22,7 @@ export type { CacheMode };
  * the endpoint's concurrency limit holds across roles, and one request cache, so a run replays as a whole.
  */
 export function composeRoles(config: RunConfig, options: { cacheMode: CacheMode; cacheDir: string; apiKey?: string; env?: NodeJS.ProcessEnv; families?: readonly string[] }): { roles: Roles; labels: Record<string, string> } {
-  const builtin = withGenericRoles(createBuiltinRoles(), options.families ?? []);
+  const builtin = builtinCastFor(options.families ?? []);
   const cache = createRequestCache(join(options.cacheDir), options.cacheMode);
   const pools = new Map<string, EndpointPool>();
   const model = (role: RoleName): ChatModel | undefined => {
@@ -57,27 +54,6 @@ export function composeRoles(config: RunConfig, options: { cacheMode: CacheMode;
   return {
     roles,
     labels: { agent: roles.agent.label, user: roles.user.label, designer: roles.designer.label, judge: roles.judge.label },
-  };
-}
-
-const isBuiltinFamily = (family: string): boolean => findFamily(family) !== undefined;
-
-/** The offline cast for environments of these families, as a run builds it (the editor's Play uses the same). */
-export function builtinCastFor(families: readonly string[]): ReturnType<typeof createBuiltinRoles> {
-  return withGenericRoles(createBuiltinRoles(), families);
-}
-
-/**
- * Built-in roles for a population with environments outside the built-in families (imported tasks): such
- * environments are played by the oracle agent and evolved by the generic operators, offline; the built-in families
- * keep their own agent and designer.
- */
-function withGenericRoles(builtin: ReturnType<typeof createBuiltinRoles>, families: readonly string[]): ReturnType<typeof createBuiltinRoles> {
-  if (families.every(isBuiltinFamily)) return builtin;
-  return {
-    ...builtin,
-    agent: agentForAnyEnvironment(builtin.agent, createOracleAgent(), isBuiltinFamily),
-    designer: designerForAnyEnvironment(builtin.designer, createGenericDesigner({ satisfiabilityUser: builtin.user }), isBuiltinFamily),
   };
 }
 

@@ -2,7 +2,7 @@
 // "auto" (and "config", which has no run config to defer to here) means Docker when it answers and has the images,
 // else bubblewrap. The unsandboxed process backend is refused unless the setting names it.
 import type { SandboxBackendName } from '../../core/ports/sandbox.js';
-import { selectBackend, type BackendChoice } from '../../cli/run/selectBackend.js';
+import type { BackendChoice } from '../../cli/run/selectBackend.js';
 
 export type BackendSetting = 'config' | 'auto' | SandboxBackendName;
 
@@ -16,6 +16,8 @@ export function parseBackendSetting(value: unknown): BackendSetting {
  */
 export async function editorSandbox(setting: BackendSetting, images: string[], warn: (message: string) => void): Promise<BackendChoice> {
   const backend = setting === 'config' ? 'auto' : setting;
+  // Loaded on first use: the sandbox backends pull in dockerode and ssh2, which activation has no need for.
+  const { selectBackend } = await import('../../cli/run/selectBackend.js');
   try {
     return await selectBackend({ backend, hosts: [], warmPool: 0 }, images, { warn, allowProcessFallback: false });
   } catch (err) {

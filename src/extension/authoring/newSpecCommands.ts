@@ -1,11 +1,12 @@
-// Coevolve: New Environment / New User — write a valid, commented spec into a folder and open it.
+// Coevolve: New Environment / New User / New Run Config — write a valid, commented spec into a folder and open it.
 import * as vscode from 'vscode';
-import { environmentScaffold, specIdFrom, userScaffold } from './scaffolds.js';
+import { environmentScaffold, runScaffold, specIdFrom, userScaffold } from './scaffolds.js';
 
-type Kind = 'environment' | 'user';
+type Kind = 'environment' | 'user' | 'run';
 
-const suffix: Record<Kind, string> = { environment: '.env.yaml', user: '.user.yaml' };
-const scaffold: Record<Kind, (id: string) => string> = { environment: environmentScaffold, user: userScaffold };
+const suffix: Record<Kind, string> = { environment: '.env.yaml', user: '.user.yaml', run: '.run.yaml' };
+const scaffold: Record<Kind, (id: string) => string> = { environment: environmentScaffold, user: userScaffold, run: runScaffold };
+const defaultId: Record<Kind, string> = { environment: 'my-task', user: 'my-user', run: 'my-run' };
 
 /**
  * Creates `<folder>/<id><suffix>`; `folder` and `name` are asked for when not given (tests and menus pass them).
@@ -15,9 +16,9 @@ export async function createSpec(kind: Kind, folder?: vscode.Uri, name?: string)
   const target = folder ?? (await pickFolder());
   if (!target) return undefined;
   const typed = name ?? (await vscode.window.showInputBox({
-    title: `New ${kind}`,
-    prompt: `An id for the ${kind} (lowercase letters, digits, ".", "_", "-"); the file is <id>${suffix[kind]}`,
-    value: kind === 'environment' ? 'my-task' : 'my-user',
+    title: kind === 'run' ? 'New run config' : `New ${kind}`,
+    prompt: `A name for the ${kind === 'run' ? 'run config' : kind} (lowercase letters, digits, ".", "_", "-"); the file is <name>${suffix[kind]}`,
+    value: defaultId[kind],
     validateInput: (v) => (specIdFrom(v) === 'new-spec' && v.trim() !== 'new-spec' ? 'use letters or digits' : undefined),
   }));
   if (typed === undefined) return undefined;
@@ -60,6 +61,7 @@ export function registerNewSpecCommands(context: vscode.ExtensionContext): void 
   context.subscriptions.push(
     vscode.commands.registerCommand('coevolve.newEnvironment', wrap('environment')),
     vscode.commands.registerCommand('coevolve.newUser', wrap('user')),
+    vscode.commands.registerCommand('coevolve.newRunConfig', wrap('run')),
   );
 }
 

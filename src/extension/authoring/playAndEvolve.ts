@@ -3,7 +3,7 @@
 // run); evolving asks the designer for one harder child. No vscode import: the commands wrap these.
 import { randomUUID } from 'node:crypto';
 import { stringify } from 'yaml';
-import { builtinCastFor } from '../../cli/run/composeRoles.js';
+import { builtinCastFor } from '../../cli/run/builtinCast.js';
 import { cooperativeNovice } from '../../builtin/user/seedUsers.js';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { systemClock } from '../../core/ports/clock.js';

@@ -7,7 +7,7 @@ import { childSpecText, playOneRollout, proposeChild, type PlayedRollout } from 
 import { abortSignalOf, currentText, runRefusal, withSandbox } from './sandboxSession.js';
 import { authoringCommands } from './specCodeLens.js';
 import { targetUri } from './specRunCommands.js';
-import { builtinCastFor } from '../../cli/run/composeRoles.js';
+import { builtinCastFor } from '../../cli/run/builtinCast.js';
 import type { EnvironmentSpec } from '../../core/spec/environment.js';
 
 export interface EvolvedChild {

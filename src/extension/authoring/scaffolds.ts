@@ -101,3 +101,46 @@ facts:
     keywords: [when, deadline, time]
 `;
 }
+
+/**
+ * A run config that runs as written, offline: the built-in task families, users and agent (none of them an LLM).
+ * Comments say how to put the workspace's own environment and user specs in, and how to use a model.
+ */
+export function runScaffold(id: string): string {
+  return `# yaml-language-server: $schema=schemas/run.schema.json
+# A run config: which environments and users co-evolve around the agent, for how long, and how hard to push.
+# Start it with the lens above "apiVersion", "Coevolve: Start Run…", or \`coevolve run ${id}.run.yaml\`.
+
+apiVersion: coevolve/v1
+kind: Run
+name: ${id}                 # the run directory is <output>/<name>-<start time>
+seed: 1                     # same config + same seed = same run
+generations: 3
+
+population:
+  # Built-in task families (no spec files needed), generated at builtinLevel (1 = easiest of 1..5).
+  builtinFamilies: [log-triage, csv-report]
+  builtinLevel: 2
+  # Your own specs, relative to this file (files or folders):
+  # environments: [my-task.env.yaml]
+  # users: [my-user.user.yaml]        # none listed: the five built-in seed users
+  pairsPerGeneration: 4     # (environment, user) pairs played per generation
+  childrenPerGeneration: 2  # mutated children proposed per generation
+
+k: 4                        # rollouts per pair without the hint
+hintPlays: 1                # rollouts per pair with the privileged hint (regret = hint reward - plain reward)
+band: { low: 0.4, high: 0.6, ramp: 0.25 }   # keep tasks the agent solves 40-60 % of the time
+
+concurrency: 4
+sandbox:
+  backend: auto             # Docker when it answers and has the image, else bubblewrap
+
+roles:                      # built in: offline, no key; for a model: { kind: llm, endpoint: <name>, model: <name> }
+  agent: { kind: builtin }
+  user: { kind: builtin }
+  designer: { kind: builtin }
+  judge: { kind: builtin }
+
+output: runs
+`;
+}

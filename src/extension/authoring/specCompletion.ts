@@ -53,7 +53,7 @@ export function specCompletions(file: string, text: string, line: number, charac
         kind: 'key',
         detail: detailOf(child, required),
         ...docOf(child),
-        insertText: hasColon ? key : keyInsertText(key, child, cursor.indent),
+        insertText: hasColon ? key : cursor.flow ? `${key}: ` : keyInsertText(key, child, cursor.indent),
         required,
         start: cursor.start,
         end: cursor.end,

@@ -17,6 +17,8 @@ export type YamlCursor =
       end: number;
       /** Column where a key of this mapping starts; a skeleton inserted here indents relative to it. */
       indent: number;
+      /** Inside a flow mapping (`{a: 1, b`): a key is inserted as `key: `, never as a multi-line skeleton. */
+      flow?: boolean;
     }
   | {
       /** Typing the value of the key at `path` (after `key: `). */
@@ -137,11 +139,12 @@ export function cursorAt(text: string, lineNo: number, character: number): YamlC
   const wordEnd = character + (/^[^\s:]*/.exec(here.text.slice(character))![0].length);
 
   if (parsedBefore.key !== undefined) {
-    // After "key:" on this line: a value. Keys in flow style ("{a: 1}") are not read.
+    // After "key:" on this line: a value, or inside a flow collection ("{a: 1, b|" / "[x, y|") opened after it.
     const column = parsedBefore.content;
     const parent = containerPath(lines, lineNo, column, parsedBefore.dashes);
     if (!parent) return { kind: 'none', reason: 'unknown' };
     const valueText = before.slice(before.indexOf(':', column) + 1);
+    if (/^\s*[{[]/.test(valueText)) return flowCursor(valueText, [...parent.path, parsedBefore.key], character, here.text.slice(character), column);
     const prefix = valueText.trimStart().replace(/^["']/, '');
     return { kind: 'value', path: [...parent.path, parsedBefore.key], prefix, start: character - prefix.length, end: wordEnd, indent: column };
   }
@@ -300,4 +303,61 @@ function findBlockOpener(lines: Line[], row: number): number | undefined {
 
 function stripQuoted(s: string): string {
   return s.replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'/g, '""');
+}
+
+interface FlowLevel {
+  type: 'map' | 'seq';
+  path: SpecPath;
+  /** Map: the key whose value is being typed, once its colon is seen. Seq: the index of the item being typed. */
+  key?: string;
+  index: number;
+  existing: string[];
+  /** Column (in the flow text) where the current key or item began. */
+  from: number;
+}
+
+/**
+ * The cursor inside a flow collection on one line (`limits: { memoryMb: 128, pi` or `builtinFamilies: [log-triage, c`):
+ * the innermost open `{` or `[` decides whether a key or a value is being typed, and for which path. Quoted text is
+ * skipped; a collection closed before the cursor counts as a finished value.
+ */
+export function flowCursor(flow: string, base: SpecPath, character: number, after: string, indent: number): YamlCursor {
+  // A completion replaces the word under the cursor, never the flow punctuation after it.
+  const wordEnd = character + (/^[^\s:,{}[\]]*/.exec(after)?.[0].length ?? 0);
+  const stack: FlowLevel[] = [];
+  let quote: string | undefined;
+  const childPath = (): SpecPath => {
+    const top = stack[stack.length - 1];
+    if (!top) return base;
+    return top.type === 'map' ? [...top.path, top.key ?? ''] : [...top.path, top.index];
+  };
+  for (let i = 0; i < flow.length; i++) {
+    const c = flow[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      continue;
+    }
+    const top = stack[stack.length - 1];
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '{' || c === '[') stack.push({ type: c === '{' ? 'map' : 'seq', path: childPath(), index: 0, existing: [], from: i + 1 });
+    else if (c === '}' || c === ']') {
+      stack.pop();
+      if (stack.length === 0) return { kind: 'none', reason: 'unknown' }; // the collection closed before the cursor
+    } else if (c === ',' && top) {
+      if (top.type === 'map') delete top.key;
+      else top.index++;
+      top.from = i + 1;
+    } else if (c === ':' && top?.type === 'map' && top.key === undefined && (i + 1 === flow.length || /\s/.test(flow[i + 1]!))) {
+      top.key = flow.slice(top.from, i).trim().replace(/^["']|["']$/g, '');
+      top.existing.push(top.key);
+      top.from = i + 1;
+    }
+  }
+  const top = stack[stack.length - 1];
+  if (!top || quote) return { kind: 'none', reason: 'unknown' };
+  const prefix = flow.slice(top.from).trimStart();
+  if (top.type === 'map' && top.key === undefined) {
+    return { kind: 'key', path: top.path, existingKeys: top.existing.filter((k) => k !== prefix), prefix, start: character - prefix.length, end: wordEnd, indent, flow: true };
+  }
+  return { kind: 'value', path: childPath(), prefix: prefix.replace(/^["']/, ''), start: character - prefix.replace(/^["']/, '').length, end: wordEnd, indent };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
+import { parse } from 'yaml';
 import { runLayout } from '../../store/layout.js';
 import { isRunAlive } from '../../store/runReader.js';
 import type { RunRegistry } from '../../viewdata/runRegistry.js';
@@ -213,11 +214,43 @@ export class RunCommands {
     void vscode.window.showInformationMessage('Coevolve: stored API keys removed.');
   }
 
+  /**
+   * The run configs of the workspace, each with what it would run; with none, the ways to get one (run the demo,
+   * write the examples, a new config) instead of an empty list.
+   */
   private async pickRunConfig(): Promise<vscode.Uri | undefined> {
-    const files = await vscode.workspace.findFiles('**/*.run.yaml', '**/node_modules/**', 200);
-    if (files.length === 1) return files[0];
-    const pick = await vscode.window.showQuickPick(files.map((f) => ({ label: vscode.workspace.asRelativePath(f), uri: f })), { placeHolder: 'Run config to start' });
+    const files = await vscode.workspace.findFiles('**/*.run.{yaml,yml}', '**/node_modules/**', 200);
+    type Item = vscode.QuickPickItem & { uri?: vscode.Uri; command?: string };
+    const items: Item[] = files.map((f) => ({ label: vscode.workspace.asRelativePath(f), description: describeRunConfig(f.fsPath), uri: f }));
+    if (items.length === 1) return items[0]?.uri;
+    const none = items.length === 0;
+    const extras: Item[] = [
+      { label: '$(beaker) Run the demo', description: 'five generations on the built-in tasks and users, offline, about two minutes', command: 'coevolve.runDemo' },
+      { label: '$(new-file) New run config…', description: 'a commented *.run.yaml you can edit', command: 'coevolve.newRunConfig' },
+      { label: '$(files) Set up the workspace with the examples', description: 'writes environments/ with example specs', command: 'coevolve.init' },
+    ];
+    const pick = await vscode.window.showQuickPick<Item>([...items, ...(none ? [] : [{ label: '', kind: vscode.QuickPickItemKind.Separator }]), ...extras], {
+      title: 'Coevolve: Start Run',
+      placeHolder: none ? 'This workspace has no run config (*.run.yaml) yet: run the demo, or create one' : 'Run config to start',
+      matchOnDescription: true,
+    });
+    if (pick?.command) {
+      void vscode.commands.executeCommand(pick.command);
+      return undefined;
+    }
     return pick?.uri;
   }
 
+
+}
+
+/** "demo · 5 generations · built-in roles" for the picker, from the file's own keys (no validation here). */
+function describeRunConfig(path: string): string {
+  try {
+    const doc = parse(readFileSync(path, 'utf8')) as { name?: unknown; generations?: unknown; roles?: Record<string, { kind?: unknown }> } | null;
+    const kinds = new Set(Object.values(doc?.roles ?? {}).map((r) => String(r?.kind ?? 'builtin')));
+    return [typeof doc?.name === 'string' ? doc.name : '', typeof doc?.generations === 'number' ? `${doc.generations} generations` : '', kinds.has('llm') ? 'uses a model' : 'built-in roles, offline'].filter(Boolean).join(' · ');
+  } catch {
+    return 'cannot be read';
+  }
 }

@@ -133,3 +133,17 @@ describe('authoring: scaffolds', () => {
     }
   });
 });
+
+describe('authoring: completion in flow-style YAML', () => {
+  it('offers the keys of a flow mapping as one-line insertions, and enum values of a flow sequence item', () => {
+    const env = `${head}sandbox:\n  limits: { memoryMb: 128,  }\n`;
+    const keys = specCompletions('a.env.yaml', env, 3, 27);
+    const pids = keys.find((i) => i.label === 'pids');
+    assert.ok(pids, `pids offered: ${keys.map((i) => i.label).join(', ')}`);
+    assert.equal(pids.insertText, 'pids: ');
+    assert.ok(!keys.some((i) => i.label === 'memoryMb'));
+    const user = 'apiVersion: coevolve/v1\nkind: User\nid: u\npersona: { name: A }\nbehavior: { disclosure:  }\n';
+    const values = specCompletions('a.user.yaml', user, 4, 24).map((i) => i.label);
+    assert.ok(values.includes('on_request') && values.includes('upfront'), values.join(', '));
+  });
+});

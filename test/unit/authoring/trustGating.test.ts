@@ -8,7 +8,7 @@ interface Contributes {
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { contributes: Contributes };
 /** The authoring commands that execute code from the workspace (oracles, verifiers, setup commands, runs). */
-const running = ['coevolve.validateEnvironment', 'coevolve.playEnvironment', 'coevolve.evolveEnvironment', 'coevolve.startRunFromSpec'];
+const running = ['coevolve.validateEnvironment', 'coevolve.playEnvironment', 'coevolve.evolveEnvironment', 'coevolve.startRunFromSpec', 'coevolve.startRun', 'coevolve.runDemo', 'coevolve.resumeRun', 'coevolve.rerunRollout'];
 
 describe('authoring: workspace trust in the contributions', () => {
   it('disables every command that runs an environment in untrusted workspaces', () => {

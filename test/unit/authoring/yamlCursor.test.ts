@@ -86,3 +86,32 @@ describe('authoring: reading the cursor position in a spec', () => {
     assert.deepEqual(keyPathAt('files:\n  - path: a\n', 1, 5)?.path, ['files', 0, 'path']);
   });
 });
+
+describe('authoring: the cursor inside flow-style collections', () => {
+  it('offers the keys of a flow mapping after "{" and ",", minus those already written', () => {
+    const c = cursorAt(...at('sandbox:\n  limits: { memoryMb: 128, pi‸ }\n'));
+    assert.equal(c.kind, 'key');
+    if (c.kind !== 'key') return;
+    assert.deepEqual(c.path, ['sandbox', 'limits']);
+    assert.equal(c.prefix, 'pi');
+    assert.deepEqual(c.existingKeys, ['memoryMb']);
+    assert.equal(c.end, c.start + 2, 'the closing brace is not part of the word');
+  });
+
+  it('offers values after "key:" inside a flow mapping, and items of a flow sequence by index', () => {
+    const v = cursorAt(...at('behavior: { disclosure: on‸'));
+    assert.equal(v.kind, 'value');
+    if (v.kind === 'value') assert.deepEqual([v.path, v.prefix], [['behavior', 'disclosure'], 'on']);
+    const item = cursorAt(...at('population:\n  builtinFamilies: [log-triage, c‸]\n'));
+    assert.equal(item.kind, 'value');
+    if (item.kind === 'value') assert.deepEqual([item.path, item.prefix], [['population', 'builtinFamilies', 1], 'c']);
+    const nested = cursorAt(...at('roles: { agent: { kind: builtin }, user: { ‸'));
+    assert.equal(nested.kind, 'key');
+    if (nested.kind === 'key') assert.deepEqual(nested.path, ['roles', 'user']);
+  });
+
+  it('reads nothing when the flow collection closed before the cursor, or inside quotes', () => {
+    assert.equal(cursorAt(...at('band: { low: 0.4 } ‸')).kind, 'none');
+    assert.equal(cursorAt(...at('title: { a: "x, b‸')).kind, 'none');
+  });
+});

@@ -78,7 +78,7 @@ describe('coevolve validate / schema / init', () => {
   it('init scaffolds a workspace that validates clean, and refuses to overwrite, naming the files', async () => {
     const io = capture(tmp);
     assert.equal(runInit('ws', io), 0);
-    assert.match(io.text(), /^created 10 files in ws\/environments:\n/);
+    assert.match(io.text(), /^created 11 files in ws\/environments:\n/);
     assert.equal(await runValidate(['ws'], {}, capture(tmp)), 0);
     assert.throws(() => runInit('ws', capture(tmp)), (err: unknown) => {
       assert.ok(err instanceof UserError);
