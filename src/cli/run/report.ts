@@ -97,9 +97,10 @@ const frontierColumns: Column[] = [
 ];
 
 /**
- * The markdown table people read in a terminal or paste into a note. Columns that would repeat another (pass@1 is
- * the success rate; verifier success when it equals success; tokens and cost when nothing was spent) are left out
- * and said in a line under the table, so it stays within a terminal's width.
+ * The markdown tables people read in a terminal or paste into a note: what was played, then the frontier
+ * measurement and the children. Columns that would repeat another (pass@1 is the success rate; verifier success
+ * when it equals success; tokens and cost when nothing was spent) are left out and said in a line under the tables,
+ * so each stays within a terminal's width.
  */
 export function formatReportMarkdown(r: RunReport): string {
   const gens = r.generations;
@@ -110,8 +111,10 @@ export function formatReportMarkdown(r: RunReport): string {
     const rej = Object.entries(g.rejections).map(([why, n]) => `${n} ${why}`).join(', ');
     return `${g.frontierYield.accepted}/${g.frontierYield.proposed}${rej ? ` (${rej})` : ''}`;
   };
-  const columns: Column[] = [
-    { head: 'gen', right: true, cell: (g) => String(g.index) },
+  const gen: Column = { head: 'gen', right: true, cell: (g) => String(g.index) };
+  // Two tables, each within a terminal's width: what was played, then what the frontier measurement says.
+  const played: Column[] = [
+    gen,
     { head: 'rollouts', right: true, cell: (g) => String(g.rollouts) },
     { head: 'success', right: true, cell: (g) => pct(g.successRate) },
     ...(verifierDiffers ? [{ head: 'verifier', right: true, cell: (g: RunReport['generations'][number]) => pct(g.verifierSuccessRate) }] : []),
@@ -120,8 +123,6 @@ export function formatReportMarkdown(r: RunReport): string {
     { head: 'regret', right: true, cell: (g) => num(g.regret) },
     { head: 'difficulty', right: true, cell: (g) => num(g.meanDifficulty, 1) },
     { head: 'in band', right: true, cell: (g) => pct(g.inBandShare) },
-    ...(r.notRecorded.length ? [] : frontierColumns),
-    { head: 'children ok', right: false, cell: children },
     { head: 'evolved users', right: true, cell: (g) => pct(g.users.evolvedShare ?? 0) },
     { head: 'agent', right: false, cell: (g) => `${g.agent.id}${g.agent.changed ? ' ↑' : ''}` },
     ...(spent ? [
@@ -129,6 +130,7 @@ export function formatReportMarkdown(r: RunReport): string {
       { head: 'cost $', right: true, cell: (g: RunReport['generations'][number]) => num(g.costUsd, 4) },
     ] : []),
   ];
+  const frontier: Column[] = [gen, ...(r.notRecorded.length ? [] : frontierColumns), { head: 'children ok', right: false, cell: children }];
   const notes = [
     `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
     `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
@@ -141,7 +143,9 @@ export function formatReportMarkdown(r: RunReport): string {
     '',
     `run ${r.run.runId} · seed ${r.run.seed} · ${r.run.rollouts} rollouts · ${Object.entries(r.run.roles).map(([key, v]) => `${key}: ${v}`).join(' · ')}`,
     '',
-    ...table(columns, gens),
+    ...table(played, gens),
+    '',
+    ...table(frontier, gens),
     '',
     ...notes,
   ];
