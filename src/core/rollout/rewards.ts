@@ -1,5 +1,6 @@
 import { rubricScore } from '../roles/rubric.js';
 import type { RunConfig } from '../spec/run.js';
+import { rewardTerms, sumTerms } from './rewardTerms.js';
 import type { RewardComponents, UserRating } from './trajectory.js';
 
 /**
@@ -20,16 +21,10 @@ export function computeRewards(input: {
   const satisfaction = input.rating ? (input.rating.satisfaction - 1) / 4 : 0;
   const efficiency = Math.max(0, 1 - input.agentTurns / Math.max(1, input.turnBudget));
   const rubric = rubricScore(input.tags);
-  const w = input.weights;
-  const outcome = input.verifierReward * userGoal;
-  const total = outcome * (w.verifier + w.efficiency * efficiency + w.rubric * rubric + w.satisfaction * satisfaction);
-  return { verifier: input.verifierReward, userGoal, satisfaction, efficiency, rubric, total: round6(total) };
+  const components = { verifier: input.verifierReward, userGoal, satisfaction, efficiency, rubric };
+  return { ...components, total: sumTerms(rewardTerms(components, input.weights)) };
 }
 
 export function isSuccess(c: RewardComponents): boolean {
   return c.verifier >= 0.999 && c.userGoal === 1;
-}
-
-function round6(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
 }

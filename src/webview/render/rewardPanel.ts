@@ -29,7 +29,7 @@ export function rewardBreakdown(r: RolloutRecord, weights: RewardWeights | undef
     ${breakdown && termScale ? html`<h3>What adds up to it</h3>
       <table class="bars" id="reward-terms">
         ${breakdown.terms.map((t) => html`<tr class=${t.weight === 0 ? 'dim' : ''}><td>${t.name}</td><td class="formula">${t.formula}</td><td class="bar">${valueBar(t.contribution, termScale, t.name)}</td><td class="num">${signed(t.contribution)}</td></tr>`)}
-        <tr class="sum"><td>total</td><td class="formula">${breakdown.addsUp ? 'sum of the terms' : html`<span class="bad">the terms add up to ${breakdown.sum.toFixed(3)}, not the stored total</span>`}</td><td class="bar">${valueBar(c.total, termScale, 'total')}</td><td class="num">${c.total.toFixed(3)}</td></tr>
+        <tr class="sum"><td>total</td><td class="formula">${breakdown.addsUp ? (breakdown.rule === 'gated' ? 'sum of the terms (each is gated by the outcome: a failed rollout earns 0 whatever the weights)' : 'sum of the terms (recorded before shaping was gated by the outcome)') : html`<span class="bad">the terms add up to ${breakdown.sum.toFixed(3)}, not the stored total</span>`}</td><td class="bar">${valueBar(c.total, termScale, 'total')}</td><td class="num">${c.total.toFixed(3)}</td></tr>
       </table>` : nothing}
     <h3>Components</h3>
     <table class="bars" id="reward-components">${componentRows.map((x) => html`<tr><td>${x.label}</td><td class="bar">${valueBar(c[x.key], componentScale, x.label)}</td><td class="num">${c[x.key].toFixed(2)}</td><td class="dim">${x.range}</td></tr>`)}</table>

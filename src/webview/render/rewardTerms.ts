@@ -1,29 +1,23 @@
+import { rewardTerms as termsOf, sumTerms, type RewardRule, type RewardTerm } from '../../core/rollout/rewardTerms.js';
 import type { RewardComponents } from '../../core/rollout/trajectory.js';
 import type { RewardWeights } from '../protocol.js';
 
-/** One addend of the scalar reward: weight × the component (the verifier's term also × the user's goal). */
-export interface RewardTerm {
-  name: string;
-  formula: string;
-  weight: number;
-  contribution: number;
-}
+export type { RewardTerm } from '../../core/rollout/rewardTerms.js';
 
 const f2 = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(2));
+const matches = (sum: number, total: number): boolean => Math.abs(sum - total) < 1e-5;
 
 /**
- * The stored total written as the sum it is (the rule of src/core/rollout/rewards.ts, restated for display; a unit
- * test checks it adds up to the stored total on every rollout of a real run, and the viewer says so when not).
+ * The stored total written as the sum it is, by the core's one definition (src/core/rollout/rewardTerms.ts). A run
+ * recorded before rewards were gated by the outcome is shown by the rule it was computed with, and says so; a total
+ * neither rule explains is reported, never hidden.
  */
-export function rewardTerms(r: RewardComponents, w: RewardWeights): { terms: RewardTerm[]; sum: number; addsUp: boolean } {
-  const terms: RewardTerm[] = [
-    { name: 'task', formula: `${f2(w.verifier)} × verifier ${f2(r.verifier)} × user goal ${f2(r.userGoal)}`, weight: w.verifier, contribution: w.verifier * r.verifier * r.userGoal },
-    { name: 'efficiency', formula: `${f2(w.efficiency)} × efficiency ${f2(r.efficiency)}`, weight: w.efficiency, contribution: w.efficiency * r.efficiency },
-    { name: 'rubric', formula: `${f2(w.rubric)} × rubric ${f2(r.rubric)}`, weight: w.rubric, contribution: w.rubric * r.rubric },
-    { name: 'satisfaction', formula: `${f2(w.satisfaction)} × satisfaction ${f2(r.satisfaction)}`, weight: w.satisfaction, contribution: w.satisfaction * r.satisfaction },
-  ];
-  const sum = terms.reduce((s, t) => s + t.contribution, 0);
-  return { terms, sum, addsUp: Math.abs(sum - r.total) < 1e-5 };
+export function rewardTerms(r: RewardComponents, w: RewardWeights): { terms: RewardTerm[]; sum: number; addsUp: boolean; rule: RewardRule } {
+  const gated = termsOf(r, w, 'gated');
+  if (matches(sumTerms(gated), r.total)) return { terms: gated, sum: sumTerms(gated), addsUp: true, rule: 'gated' };
+  const ungated = termsOf(r, w, 'ungated');
+  if (matches(sumTerms(ungated), r.total)) return { terms: ungated, sum: sumTerms(ungated), addsUp: true, rule: 'ungated' };
+  return { terms: gated, sum: sumTerms(gated), addsUp: false, rule: 'gated' };
 }
 
 /** Why a total lies outside [0, 1], in a sentence, or undefined when it does not. */

@@ -3,7 +3,7 @@
 // a hang past the timeout, malformed tool-call JSON, invalid structured output). Then the same run replays from its
 // request cache with zero requests and the same report.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -20,7 +20,10 @@ describe('co-evolution run with LLM roles against the loopback model server', fu
   before(async () => {
     server = await startModelServer();
     dir = mkdtempSync(join(tmpdir(), 'coevolve-llm-run-'));
-    const env = { ...sampleEnv, hint: 'Only the payments service counts.', lineage: undefined, provenance: undefined };
+    // The task's log is part of the environment, so its oracle passes and an empty agent fails (the child gate).
+    const log = 'ERROR payments a\nINFO payments ok\nERROR billing x\nERROR payments b\nERROR payments c\n';
+    const withLog = { ...sampleEnv, sandbox: { ...sampleEnv.sandbox, files: [{ path: 'app.log', content: log }] } };
+    const env = { ...withLog, hint: 'Only the payments service counts.', lineage: undefined, provenance: undefined };
     writeFileSync(join(dir, 'count.env.yaml'), stringify(JSON.parse(JSON.stringify(env))));
     writeFileSync(join(dir, 'dana.user.yaml'), stringify(JSON.parse(JSON.stringify({ ...sampleProfile, behavior: { ...sampleProfile.behavior, patience: 8, nonCollaborative: [] } }))));
     writeFileSync(join(dir, 'llm.run.yaml'), stringify({
@@ -44,14 +47,14 @@ describe('co-evolution run with LLM roles against the loopback model server', fu
       const turns = r.body.messages.filter((m) => m.role === 'assistant').length;
       const plan: MessageReply[] = [
         reply.tool('message_user', { text: 'Which service should I count?' }),
-        reply.tool('run_command', { command: 'printf "ERROR payments a\\nERROR payments b\\nERROR payments c\\n" > app.log; grep -c "ERROR payments" app.log > count.txt' }),
+        reply.tool('run_command', { command: 'grep -c "ERROR payments" app.log > count.txt' }),
         reply.tool('submit', { summary: 'count.txt holds the payments error count' }),
       ];
       return plan[Math.min(turns, plan.length - 1)]!;
     });
     server.handle('judge', () => reply.json({ tags: [] }));
     let variant = 0;
-    server.handle('designer', () => reply.json({ ...JSON.parse(JSON.stringify(sampleEnv)), instruction: `${sampleEnv.instruction} Variant ${++variant}: report only the number.` }));
+    server.handle('designer', () => reply.json({ ...JSON.parse(JSON.stringify(withLog)), instruction: `${sampleEnv.instruction} Variant ${++variant}: report only the number.` }));
     server.handle('user-evolver', () => reply.json({ ...JSON.parse(JSON.stringify(sampleProfile)), behavior: { ...sampleProfile.behavior, patience: 6, nonCollaborative: [], ambiguity: 0.5 } }));
     server.handle('agent-evolver', () => reply.json({ diagnosis: 'It did not ask first.', playbook: ['Ask which service matters before counting.'], change: 'ask about the service first' }));
 
@@ -86,7 +89,12 @@ describe('co-evolution run with LLM roles against the loopback model server', fu
     assert.ok(summaries.some((s) => s.success), 'the scripted agent solves the task');
     assert.ok(summaries.reduce((t, s) => t + s.tokens, 0) > 0, 'tokens are accounted');
     assert.ok(summaries.reduce((t, s) => t + s.costUsd, 0) > 0, 'cost is accounted');
-    assert.ok([...run1.specs.values()].some((s) => s.parent !== null), 'an LLM-designed child entered the archive');
+    // The scripted agent solves every variant, so the frontier rightly screens the children out as too easy; what
+    // this run shows is that an LLM-designed child passed the validation gate and was judged on its own plays.
+    const children = readFileSync(join(runDir1, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; kind?: string; parent?: string | null; reason?: string })
+      .filter((e) => e.kind === 'environment' && e.parent && (e.type === 'spec.added' || e.type === 'child.rejected'));
+    assert.ok(children.length > 0, 'the LLM designer proposed children');
+    assert.ok(children.some((e) => e.type === 'spec.added' || /^screened_out: \d+\/\d+ screening plays/.test(e.reason ?? '')), `an LLM-designed child passed its oracle gate and was screened on plays: ${JSON.stringify(children.map((e) => e.reason))}`);
 
     const replay = await runCliAsync(['run', join(dir, 'llm.run.yaml'), '--out', join(dir, 'runs-2'), '--cache', 'replay', '--cache-dir', cacheDir]);
     assert.equal(replay.code, 0, `${replay.stderr}\n${replay.stdout}`);

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { barGeometry, scaleFor } from '../../../src/webview/render/valueBar.js';
 import { outOfRangeReason, rewardTerms } from '../../../src/webview/render/rewardTerms.js';
+import { computeRewards } from '../../../src/core/rollout/rewards.js';
 
 describe('value bars and reward terms', () => {
   it('scales hold every value and zero, never clamp: a negative rubric extends the scale left', () => {
@@ -29,5 +30,17 @@ describe('value bars and reward terms', () => {
     assert.match(outOfRangeReason(under, rewardTerms(under, w).terms) ?? '', /Below 0: rubric penalties/);
     assert.equal(outOfRangeReason({ ...over, total: 0.7 }, b.terms), undefined);
     assert.ok(!rewardTerms({ ...over, total: 0.5 }, w).addsUp, 'a stored total that the terms do not explain is reported');
+  });
+
+  it('gates every term by the outcome, as computeRewards does, and still explains runs recorded before the gate', () => {
+    const w = { verifier: 1, efficiency: 0.3, rubric: 0.2, satisfaction: 0.1 };
+    const failed = { verifier: 0, userGoal: 1, satisfaction: 1, efficiency: 0.9, rubric: 1 };
+    const stored = computeRewards({ verifierReward: 0, rating: { goalMet: true, satisfaction: 5, reason: '', stopReason: 'goal-met' as never }, agentTurns: 1, turnBudget: 10, tags: [], weights: w as never });
+    assert.equal(stored.total, 0, 'a failed rollout earns 0 whatever the weights');
+    const now = rewardTerms({ ...failed, total: 0 }, w);
+    assert.ok(now.addsUp && now.rule === 'gated');
+    assert.ok(now.terms.every((t) => t.contribution === 0));
+    const legacy = rewardTerms({ ...failed, total: 0.27 + 0.2 + 0.1 }, w);
+    assert.ok(legacy.addsUp && legacy.rule === 'ungated', 'an old run keeps adding up, by the rule it was recorded with');
   });
 });
