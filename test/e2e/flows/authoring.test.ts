@@ -218,6 +218,8 @@ describe('e2e: curation and the Dataset view', function () {
     const wb = session.workbench;
     const page = wb.page;
     await wb.viewHeader('Runs').click();
+    // Move the pointer off the header, whose toolbar hover ("Filter Runs…") would otherwise cover the first row.
+    await page.mouse.move(1, 1);
     // Rows of the Runs pane only: the Dataset view lists the same run name.
     const runsPane = page.locator('.part.sidebar .pane', { has: page.locator('.pane-header[aria-label^="Runs"]') });
     const row = (text: string | RegExp): Locator => runsPane.locator('.monaco-list-row', { hasText: text }).first();
