@@ -26,7 +26,9 @@ export async function validateEnvironment(spec: EnvironmentSpec, backend: Sandbo
   const { signal } = options;
   const request = sandboxRequest(spec, { 'coevolve.env': spec.id, ...options.labels });
   const oracle = await inSandbox(backend, request, signal, async (sb) => {
-    const ran = await sb.exec(spec.oracle.script, { privileged: true, cwd: spec.sandbox.workdir, timeoutMs: spec.verifier.timeoutSec * 1000, signal, env: spec.sandbox.env });
+    // The oracle has the agent's time (Harbor: [agent] timeout_sec) when the environment sets one, and its own env.
+    const timeoutSec = spec.sandbox.limits.agentTimeoutSec ?? spec.verifier.timeoutSec;
+    const ran = await sb.exec(spec.oracle.script, { privileged: true, cwd: spec.sandbox.workdir, timeoutMs: timeoutSec * 1000, signal, env: { ...spec.sandbox.env, ...spec.oracle.env } });
     const verifier = await runVerifier(sb, spec, backend, request, signal);
     return { exitCode: ran.exitCode, output: tail(`${ran.stdout}${ran.stderr}`, 4000), verifier };
   });

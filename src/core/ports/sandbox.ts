@@ -12,6 +12,9 @@ export const verifierPaths = {
   tests: '/tests',
   /** Empty when the verifier starts; the reward is read only from here. */
   logs: '/logs/verifier',
+  /** Harbor's agent logs and artifacts: writable by the agent, collected into the rollout record after it ends. */
+  agentLogs: '/logs/agent',
+  artifacts: '/logs/artifacts',
   rewardTxt: '/logs/verifier/reward.txt',
   rewardJson: '/logs/verifier/reward.json',
 } as const;
@@ -40,6 +43,17 @@ export interface SandboxRequest {
   limits: SandboxLimits;
   /** Labels put on everything the backend creates (run id, rollout id), so leftovers can be reaped. */
   labels: Record<string, string>;
+  /**
+   * Who `agent` commands run as: uid 65534 on a read-only root (default), or root in a writable container (docker
+   * only; Harbor's model, see "The verifier's trust rule").
+   */
+  agentUser?: 'nobody' | 'root';
+  /**
+   * Whether the workspace starts with the image's own files at the workdir (default true, docker), as a container
+   * of the image would show them. The verifier's fresh sandbox sets false: its workspace is the agent's copy alone,
+   * so nothing the agent deleted comes back.
+   */
+  imageWorkdir?: boolean;
 }
 
 export interface ExecOptions {
@@ -102,6 +116,19 @@ export interface SandboxVerification {
   sweepWorkspace(options?: { signal?: Cancellation }): Promise<TransferReport>;
   /** Empties /tests and /logs/verifier (inside the sandbox, following no link). */
   resetVerifierDirs(options?: { signal?: Cancellation }): Promise<void>;
+  /**
+   * What the agent left in /logs/agent and /logs/artifacts (Harbor's folders), read through the sandbox as data:
+   * regular files only, bounded. Backends without those folders leave it out.
+   */
+  collectLogs?(options?: { signal?: Cancellation }): Promise<CollectedLogs>;
+}
+
+/** Files of /logs/agent and /logs/artifacts, as the rollout record keeps them. */
+export interface CollectedLogs {
+  /** Paths relative to /logs (`agent/...`, `artifacts/...`); text as UTF-8, anything else as base64. */
+  files: { path: string; bytes: number; encoding: 'utf8' | 'base64'; content: string }[];
+  /** Entries left out (links, special files, past the caps), with why. */
+  dropped: { path: string; reason: string }[];
 }
 
 export interface Sandbox extends SandboxVerification {

@@ -2,7 +2,7 @@ import { CancelledError, type Cancellation } from '../ports/cancellation.js';
 import type { Clock } from '../ports/clock.js';
 import { addUsage, isContextWindowExceeded, zeroUsage, type Usage } from '../ports/model.js';
 import { rolloutRng } from '../ports/rng.js';
-import type { ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../ports/sandbox.js';
+import type { CollectedLogs, ExecResult, Sandbox, SandboxBackend, SandboxRequest } from '../ports/sandbox.js';
 import { agentTools } from '../roles/agentTools.js';
 import { oracleView } from '../roles/oracleView.js';
 import type { AgentToolCall, AgentTurn, Roles, ToolResult, UserTurn } from '../roles/ports.js';
@@ -14,7 +14,7 @@ import { computeRewards, isSuccess } from './rewards.js';
 import { roleModels } from './roleModels.js';
 import type { TokenTurn } from './tokenSidecar.js';
 import type { AtifStep, ErrorKind, RolloutRecord, RolloutStatus, UserRating, VerificationRecord, VerifierOutcome } from './trajectory.js';
-import { verify } from './verification.js';
+import { verificationRecord, verify } from './verification.js';
 
 export interface RolloutPlan {
   runId: string;
@@ -68,6 +68,7 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
   let errorKind: ErrorKind | undefined;
   let fault: string | undefined;
   let verification: VerificationRecord | undefined;
+  let logs: CollectedLogs | undefined;
   let agentTurns = 0;
   // Which kind of call is under way, so a failure is classed by where it came from (outcome classes).
   let phase: 'start' | 'sandbox' | 'model' = 'start';
@@ -118,88 +119,102 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
     let results: ToolResult[] = [];
     let userMessage: string | undefined = opening.message;
     if (opening.stop) end = { status: 'terminated', submitted: false, stop: opening.stop };
-    while (!end) {
-      if (agentTurns >= deps.budgets.turns) {
-        end = { status: 'truncated', reason: 'turns' };
-        break;
-      }
-      if (deps.budgets.tokens > 0 && usage.promptTokens + usage.completionTokens >= deps.budgets.tokens) {
-        end = { status: 'truncated', reason: 'tokens' };
-        break;
-      }
-      const turn: AgentTurn | undefined = await timed('modelMs', () => agentEpisode.next({ results, ...(userMessage !== undefined ? { userMessage } : {}), signal })).catch((err: unknown) => {
-        if (isContextWindowExceeded(err)) return undefined;
-        throw err;
-      });
-      if (!turn) {
-        // The conversation no longer fits the model's context window under the agent's history policy.
-        end = { status: 'truncated', reason: 'context' };
-        break;
-      }
-      userMessage = undefined;
-      agentTurns++;
-      usage = addUsage(usage, turn.usage);
-      const agentStep = step({
-        source: 'agent',
-        message: turn.message ?? '',
-        ...(turn.reasoning ? { reasoning_content: turn.reasoning } : {}),
-        ...(turn.modelName ? { model_name: turn.modelName } : {}),
-        tool_calls: turn.calls.map(toAtifCall),
-        metrics: { prompt_tokens: turn.usage.promptTokens, completion_tokens: turn.usage.completionTokens, cached_tokens: turn.usage.cachedTokens, cost_usd: turn.usage.costUsd },
-        ...(turn.promptNotes ? { extra: { context: turn.promptNotes } } : {}),
-      });
-      if (turn.tokens) tokenTurns.push({ step: agentStep.step_id, ...turn.tokens });
-      if (turn.calls.length === 0) {
-        // A turn without tool calls is a message to the user (models often answer in plain text).
-        if (turn.message) {
-          const reply = await timed('modelMs', () => userEpisode.reply(turn.message ?? '', signal));
-          usage = addUsage(usage, reply.usage);
-          step({ source: 'user', message: reply.message, extra: { disclosedFacts: reply.disclosedFacts } });
-          userMessage = reply.message;
-          if (reply.stop) end = { status: 'terminated', submitted: false, stop: reply.stop };
-        } else {
-          agentStep.extra = { ...agentStep.extra, error: 'empty turn: no message and no tool call' };
-        }
-        results = [];
-        continue;
-      }
-      results = [];
-      for (const call of turn.calls) {
-        if ('invalid' in call) {
-          results.push({ callId: call.id, content: `error: ${call.invalid}` });
-          agentStep.extra = { ...agentStep.extra, error: call.invalid };
-          continue;
-        }
-        if (call.name === 'run_command') {
-          const r = await timed('sandboxMs', () => sandbox!.exec(call.command, {
-            timeoutMs: env.sandbox.limits.commandTimeoutSec * 1000,
-            maxOutputBytes: env.sandbox.limits.maxOutputBytes,
-            cwd: env.sandbox.workdir,
-            signal,
-          }));
-          results.push({ callId: call.id, content: formatCommandOutput(r), command: { exitCode: r.exitCode, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated, stderr: r.stderr } });
-        } else if (call.name === 'message_user') {
-          const reply = await timed('modelMs', () => userEpisode.reply(call.text, signal));
-          usage = addUsage(usage, reply.usage);
-          results.push({ callId: call.id, content: reply.message });
-          step({ source: 'user', message: reply.message, extra: { disclosedFacts: reply.disclosedFacts, replyTo: call.id } });
-          if (reply.stop) {
-            end = { status: 'terminated', submitted: false, stop: reply.stop };
-            break;
-          }
-        } else if (call.name === 'submit') {
-          results.push({ callId: call.id, content: 'submitted' });
-          end = { status: 'terminated', submitted: true };
+    // The environment's own agent timeout (Harbor's [agent] timeout_sec) ends the agent's phase only: the verifier
+    // still judges what it left, as Harbor does. The run's wall clock still bounds the whole rollout.
+    const agentLimitSec = env.sandbox.limits.agentTimeoutSec;
+    const agentPhase = new AbortController();
+    const agentTimer = agentLimitSec !== undefined ? setTimeout(() => agentPhase.abort(new BudgetExceeded('wall_clock')), agentLimitSec * 1000) : undefined;
+    const agentSignal = agentLimitSec !== undefined ? AbortSignal.any([signal, agentPhase.signal]) : signal;
+    try {
+      while (!end) {
+        if (agentTurns >= deps.budgets.turns) {
+          end = { status: 'truncated', reason: 'turns' };
           break;
         }
+        if (deps.budgets.tokens > 0 && usage.promptTokens + usage.completionTokens >= deps.budgets.tokens) {
+          end = { status: 'truncated', reason: 'tokens' };
+          break;
+        }
+        const turn: AgentTurn | undefined = await timed('modelMs', () => agentEpisode.next({ results, ...(userMessage !== undefined ? { userMessage } : {}), signal: agentSignal })).catch((err: unknown) => {
+          if (isContextWindowExceeded(err)) return undefined;
+          throw err;
+        });
+        if (!turn) {
+          // The conversation no longer fits the model's context window under the agent's history policy.
+          end = { status: 'truncated', reason: 'context' };
+          break;
+        }
+        userMessage = undefined;
+        agentTurns++;
+        usage = addUsage(usage, turn.usage);
+        const agentStep = step({
+          source: 'agent',
+          message: turn.message ?? '',
+          ...(turn.reasoning ? { reasoning_content: turn.reasoning } : {}),
+          ...(turn.modelName ? { model_name: turn.modelName } : {}),
+          tool_calls: turn.calls.map(toAtifCall),
+          metrics: { prompt_tokens: turn.usage.promptTokens, completion_tokens: turn.usage.completionTokens, cached_tokens: turn.usage.cachedTokens, cost_usd: turn.usage.costUsd },
+          ...(turn.promptNotes ? { extra: { context: turn.promptNotes } } : {}),
+        });
+        if (turn.tokens) tokenTurns.push({ step: agentStep.step_id, ...turn.tokens });
+        if (turn.calls.length === 0) {
+          // A turn without tool calls is a message to the user (models often answer in plain text).
+          if (turn.message) {
+            const reply = await timed('modelMs', () => userEpisode.reply(turn.message ?? '', agentSignal));
+            usage = addUsage(usage, reply.usage);
+            step({ source: 'user', message: reply.message, extra: { disclosedFacts: reply.disclosedFacts } });
+            userMessage = reply.message;
+            if (reply.stop) end = { status: 'terminated', submitted: false, stop: reply.stop };
+          } else {
+            agentStep.extra = { ...agentStep.extra, error: 'empty turn: no message and no tool call' };
+          }
+          results = [];
+          continue;
+        }
+        results = [];
+        for (const call of turn.calls) {
+          if ('invalid' in call) {
+            results.push({ callId: call.id, content: `error: ${call.invalid}` });
+            agentStep.extra = { ...agentStep.extra, error: call.invalid };
+            continue;
+          }
+          if (call.name === 'run_command') {
+            const r = await timed('sandboxMs', () => sandbox!.exec(call.command, {
+              timeoutMs: env.sandbox.limits.commandTimeoutSec * 1000,
+              maxOutputBytes: env.sandbox.limits.maxOutputBytes,
+              cwd: env.sandbox.workdir,
+              signal: agentSignal,
+            }));
+            results.push({ callId: call.id, content: formatCommandOutput(r), command: { exitCode: r.exitCode, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated, stderr: r.stderr } });
+          } else if (call.name === 'message_user') {
+            const reply = await timed('modelMs', () => userEpisode.reply(call.text, agentSignal));
+            usage = addUsage(usage, reply.usage);
+            results.push({ callId: call.id, content: reply.message });
+            step({ source: 'user', message: reply.message, extra: { disclosedFacts: reply.disclosedFacts, replyTo: call.id } });
+            if (reply.stop) {
+              end = { status: 'terminated', submitted: false, stop: reply.stop };
+              break;
+            }
+          } else if (call.name === 'submit') {
+            results.push({ callId: call.id, content: 'submitted' });
+            end = { status: 'terminated', submitted: true };
+            break;
+          }
+        }
+        agentStep.observation = { results: results.map((r) => ({ source_call_id: r.callId, content: r.content, ...(r.command ? { command: r.command } : {}) })) };
       }
-      agentStep.observation = { results: results.map((r) => ({ source_call_id: r.callId, content: r.content, ...(r.command ? { command: r.command } : {}) })) };
+    } catch (err) {
+      if (!agentPhase.signal.aborted || signal.aborted || isRetryable(err)) throw err;
+      end = { status: 'truncated', reason: 'wall_clock' };
+    } finally {
+      clearTimeout(agentTimer);
     }
 
     const verified = await timed('sandboxMs', () => verify(sandbox!, env, { backend: deps.backend, request, signal, onSandbox: (box) => (sandbox = box) }));
     sandbox = verified.sandbox;
     verifier = verified.outcome;
-    verification = { mode: verified.mode, dropped: verified.transfer.dropped, droppedCount: verified.transfer.droppedCount };
+    verification = verificationRecord(verified, env);
+    logs = verified.logs;
     const rated = await timed('modelMs', () => userEpisode.rate({ steps, submitted: end?.status === 'terminated' && end.submitted, verifier, signal }));
     rating = rated.rating;
     if (end?.status === 'terminated' && end.stop) rating = { ...rating, stopReason: end.stop };
@@ -282,6 +297,7 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
   if (errorKind) record.errorKind = errorKind;
   if (fault) record.fault = fault;
   if (verification) record.verification = verification;
+  if (logs) record.logs = logs;
   if (verifier) record.verifier = verifier;
   if (rating) record.userRating = rating;
   return record;
@@ -310,6 +326,7 @@ export function sandboxRequest(env: EnvironmentSpec, labels: Record<string, stri
     env: env.sandbox.env,
     limits: env.sandbox.limits,
     labels,
+    ...(env.sandbox.agentUser === 'root' ? { agentUser: 'root' as const } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ModelSettings, Usage } from '../ports/model.js';
+import type { CollectedLogs } from '../ports/sandbox.js';
 import type { TokenTurn } from './tokenSidecar.js';
 
 /** How an agent step's prompt was fitted to the model's context window (see contextFit.ts for the policy). */
@@ -92,6 +93,13 @@ export interface VerificationRecord {
   /** Workspace entries left out by the sanitising transfer (or removed by the in-place sweep), with why. */
   dropped: { path: string; reason: string }[];
   droppedCount: number;
+  /** The agent ran as root in a writable container (Harbor's model); absent for the default uid 65534. */
+  agentUser?: 'root';
+  /**
+   * Set when the reward is weaker than the trust rule: with a root agent verified in place, the agent could have
+   * replaced the image's own tools, so the reward is only as trustworthy as Harbor's. Says so in words.
+   */
+  trustNote?: string;
 }
 
 /** Infrastructure errors: excluded from success rates, counted per kind, left out of exports. */
@@ -134,6 +142,8 @@ export interface RolloutRecord {
    */
   fault?: string;
   verification?: VerificationRecord;
+  /** What the agent left in /logs/agent and /logs/artifacts (Harbor's folders), when the backend has them. */
+  logs?: CollectedLogs;
   startedAt: string;
   finishedAt: string;
   durationMs: number;

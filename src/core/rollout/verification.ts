@@ -1,8 +1,8 @@
 import type { Cancellation } from '../ports/cancellation.js';
-import type { Sandbox, SandboxBackend, SandboxRequest, TransferReport, VerifierMode } from '../ports/sandbox.js';
+import type { CollectedLogs, Sandbox, SandboxBackend, SandboxRequest, TransferReport, VerifierMode } from '../ports/sandbox.js';
 import { SandboxFaultError, verifierPaths } from '../ports/sandbox.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
-import type { VerifierOutcome } from './trajectory.js';
+import type { VerificationRecord, VerifierOutcome } from './trajectory.js';
 import { parseRewardText } from './verifierReward.js';
 
 /** The verifier's environment: nothing the agent set reaches it (the trust rule's I2). */
@@ -17,6 +17,7 @@ export function verifierEnvironment(env: EnvironmentSpec): Record<string, string
     PYTHONPATH: verifierPaths.tests,
     LANG: 'C.UTF-8',
     ...env.sandbox.env,
+    ...env.verifier.env,
   };
 }
 
@@ -34,6 +35,8 @@ export interface VerificationResult {
   sandbox: Sandbox;
   mode: VerifierMode;
   transfer: TransferReport;
+  /** What the agent left in /logs/agent and /logs/artifacts, read after its last process ended. */
+  logs?: CollectedLogs;
 }
 
 export interface VerificationDeps {
@@ -54,6 +57,7 @@ export async function verify(agent: Sandbox, env: EnvironmentSpec, deps: Verific
   const signal = deps.signal ? { signal: deps.signal } : {};
   const mode = env.verifier.mode;
   await agent.endAgentProcesses(signal);
+  const logs = await agent.collectLogs?.(signal);
   let box = agent;
   let transfer: TransferReport;
   if (mode === 'in-place') {
@@ -62,7 +66,8 @@ export async function verify(agent: Sandbox, env: EnvironmentSpec, deps: Verific
     const archive = await agent.exportWorkspace(signal);
     await agent.stop();
     try {
-      box = await deps.backend.start({ ...deps.request, files: [], setup: [] }, signal);
+      // No files, no setup, and not the image's workdir files either: only the agent's copy, so nothing it deleted returns.
+      box = await deps.backend.start({ ...deps.request, files: [], setup: [], imageWorkdir: false }, signal);
     } catch (err) {
       throw err instanceof Error && err.name === 'SandboxHostLostError' ? err : new VerifierSandboxStartError(err);
     }
@@ -71,8 +76,9 @@ export async function verify(agent: Sandbox, env: EnvironmentSpec, deps: Verific
     transfer = archive.report;
   }
   await box.resetVerifierDirs(signal);
-  await box.putFiles(env.verifier.files, { ...signal, under: 'tests' });
-  const run = await box.exec(['/bin/sh', '-c', env.verifier.script], {
+  const launch = verifierLaunch(env);
+  await box.putFiles(launch.file ? [...env.verifier.files, launch.file] : env.verifier.files, { ...signal, under: 'tests' });
+  const run = await box.exec(launch.argv, {
     as: 'verifier',
     cwd: env.sandbox.workdir,
     env: verifierEnvironment(env),
@@ -82,7 +88,39 @@ export async function verify(agent: Sandbox, env: EnvironmentSpec, deps: Verific
     ...signal,
   });
   const file = await readRewardFile(box, deps.signal);
-  return { outcome: rewardOf(run, file, env.verifier.partialCredit), sandbox: box, mode, transfer };
+  const outcome = rewardOf(run, file, env.verifier.partialCredit, env.verifier.requireRewardFile === true);
+  return { outcome, sandbox: box, mode, transfer, ...(logs ? { logs } : {}) };
+}
+
+/** Root agents verified in place are as trustworthy as Harbor's own model, no more: the record says so. */
+export const rootInPlaceTrustNote = "the agent ran as root in a writable container and the verifier ran in place, so the agent could have replaced the image's own tools: this reward is only as trustworthy as Harbor's model";
+
+/** What the rollout record keeps of a verification. */
+export function verificationRecord(v: VerificationResult, env: EnvironmentSpec): VerificationRecord {
+  const record: VerificationRecord = { mode: v.mode, dropped: v.transfer.dropped, droppedCount: v.transfer.droppedCount };
+  if (env.sandbox.agentUser === 'root') {
+    record.agentUser = 'root';
+    if (v.mode === 'in-place') record.trustNote = rootInPlaceTrustNote;
+  }
+  return record;
+}
+
+/**
+ * How the verifier script is started. A script with an interpreter line (`#!/bin/bash`, `#!/usr/bin/env python3`)
+ * is written into /tests (as `test.sh`, Harbor's name, unless a verifier file already has it) and run by that
+ * interpreter exactly as the kernel would: interpreter, its one optional argument, the script's path. This never
+ * needs /tests to allow exec. Any other script runs under `/bin/sh -c`. Either way the interpreter comes from the
+ * image through the verifier's fixed PATH, never from the workdir.
+ */
+export function verifierLaunch(env: EnvironmentSpec): { argv: string[]; file?: { path: string; content: string; mode: string } } {
+  const script = env.verifier.script;
+  const line = /^#!\s*(\S+)(?:[ \t]+(\S(?:.*\S)?))?[ \t]*$/m.exec(script.split('\n', 1)[0] ?? '');
+  // `#!/bin/sh` scripts (every built-in family's) keep running as they always did.
+  if (!line || !script.startsWith('#!') || (line[1] === '/bin/sh' && !line[2])) return { argv: ['/bin/sh', '-c', script] };
+  const taken = new Set(env.verifier.files.map((f) => f.path));
+  const name = taken.has('test.sh') ? '.coevolve-verifier' : 'test.sh';
+  const path = `${verifierPaths.tests}/${name}`;
+  return { argv: [line[1]!, ...(line[2] ? [line[2]] : []), path], file: { path: name, content: script, mode: '755' } };
 }
 
 type RewardFile = { kind: 'none' } | { kind: 'unreadable'; why: string } | { kind: 'text'; name: string; text: string };
@@ -107,9 +145,10 @@ async function readRewardFile(box: Sandbox, signal?: Cancellation): Promise<Rewa
 
 /**
  * Step 5 of the rule: timed out → 0; a non-zero exit → 0 unless the environment reads partial credit from the
- * file; exit 0 → the file's value, or 1 without a file; a file that is there but unreadable or unparsable → 0.
+ * file; exit 0 → the file's value, or 1 without a file (0 when the environment requires a reward file, as Harbor
+ * does); a file that is there but unreadable or unparsable → 0.
  */
-export function rewardOf(run: { exitCode: number; stdout: string; stderr: string; timedOut: boolean; durationMs: number }, file: RewardFile, partialCredit: boolean): VerifierOutcome {
+export function rewardOf(run: { exitCode: number; stdout: string; stderr: string; timedOut: boolean; durationMs: number }, file: RewardFile, partialCredit: boolean, requireRewardFile = false): VerifierOutcome {
   const parsed = file.kind === 'text' ? parseRewardText(file.text) : undefined;
   const notes: string[] = [];
   let reward: number;
@@ -122,6 +161,9 @@ export function rewardOf(run: { exitCode: number; stdout: string; stderr: string
   } else if (file.kind === 'text' && !parsed) {
     reward = 0;
     notes.push(`${file.name} holds no number or map of numbers`);
+  } else if (file.kind === 'none' && requireRewardFile) {
+    reward = 0;
+    notes.push(`the verifier wrote no ${verifierPaths.rewardTxt} or reward.json; this environment requires one (Harbor's rule)`);
   } else if (run.exitCode !== 0) {
     reward = partialCredit && parsed ? parsed.reward : 0;
     if (!partialCredit) notes.push(`the verifier exited ${run.exitCode}; without verifier.partialCredit a failing exit gives 0`);

@@ -22,6 +22,7 @@ export const limitsSchema = z
     commandTimeoutSec: z.number().min(1).max(3600).default(20).describe('Wall-clock limit for one agent command, in seconds (1..3600).'),
     maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(64 * 1024).describe('Output kept per command; the middle is cut beyond this (1 KiB..64 MiB).'),
     diskMb: z.number().int().min(1).max(65536).default(64).describe('Size of the writable workspace and /tmp, in MiB.'),
+    agentTimeoutSec: z.number().min(1).max(86400).optional().describe('Wall-clock limit for the agent in this environment (Harbor: [agent] timeout_sec); a rollout uses the smaller of this and the run\'s budgets.wallClockSec, and the oracle gets it instead of the verifier\'s timeout.'),
   })
   .describe('Resource limits applied to every sandbox of this environment.');
 
@@ -34,6 +35,10 @@ export const sandboxSchema = z
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable names are letters, digits and "_"'), z.string().max(4096)).default({}).describe('Environment variables for every command.'),
     limits: limitsSchema.default(limitsSchema.parse({})),
     network: z.literal('none').default('none').describe('Network access: only "none" is supported; sandboxes never reach a network.'),
+    agentUser: z
+      .enum(['nobody', 'root'])
+      .optional()
+      .describe('Who the agent (and the oracle) runs as. nobody (default): uid 65534 on a read-only root. root: uid 0 in a writable container, as Harbor runs agents, for tasks that install packages or change system files (docker only). A root agent could replace the image\'s own tools, so with verifier.mode in-place its rewards are only as trustworthy as Harbor\'s (see "The verifier\'s trust rule").'),
   })
   .describe('The sandbox the agent works in.');
 
@@ -47,6 +52,8 @@ export const verifierSchema = z
       .default('fresh')
       .describe('fresh (default): the verifier runs in a new sandbox holding only a sanitised copy of the workspace (links that leave it dropped). in-place: in the agent sandbox itself, for tests that check system state; /tmp and the rest of the system are then what the agent left.'),
     partialCredit: z.boolean().default(false).describe('Read the reward file even when the verifier exits non-zero (partial credit). Without it a failing exit gives 0.'),
+    requireRewardFile: z.boolean().optional().describe('No reward file means reward 0 whatever the exit code (Harbor\'s rule). Without it an exit 0 with no file gives 1.'),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable names are letters, digits and "_"'), z.string().max(4096)).optional().describe('Environment variables of the verifier only (Harbor: [verifier] env), set after the sandbox\'s env; the agent never sees them.'),
     rewardFile: z
       .string()
       .max(4096)
@@ -58,6 +65,7 @@ export const verifierSchema = z
 export const oracleSchema = z
   .strictObject({
     script: z.string().min(1).max(262144).describe('Reference solution (solve.sh). Run with every hidden fact known; it must make the verifier pass.'),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable names are letters, digits and "_"'), z.string().max(4096)).optional().describe('Environment variables of the oracle only (Harbor: [solution] env), set after the sandbox\'s env.'),
   })
   .describe('A known-good solution; validation requires it to pass.');
 
