@@ -9,6 +9,8 @@ import { describeDockerHost, dockerFromUrl, isConnectionError } from './connect.
 import { DockerSandbox } from './dockerSandbox.js';
 import { managedLabel, ownerIsAlive, ownerLabels, sandboxLabel } from './labels.js';
 import { agentUid } from './tarFiles.js';
+import { readImageWorkdir, type ImageWorkdirFiles } from './imageWorkdir.js';
+import { seedWorkspaceInside } from '../verification/inSandboxFiles.js';
 
 export interface DockerBackendOptions {
   /** Docker endpoint (unix://, tcp://, ssh://); default DOCKER_HOST or the local socket. */
@@ -27,7 +29,7 @@ export interface DockerBackendOptions {
 }
 
 /** The container shape that does not depend on a rollout's files or setup; warm pools key on it. */
-export type SandboxShape = Pick<SandboxRequest, 'image' | 'workdir' | 'env' | 'limits'>;
+export type SandboxShape = Pick<SandboxRequest, 'image' | 'workdir' | 'env' | 'limits' | 'agentUser'>;
 
 /**
  * One container per sandbox, hardened as far as Docker allows: no network, read-only root, private /tmp, the
@@ -39,6 +41,8 @@ export class DockerBackend implements SandboxBackend {
   readonly host: string;
   readonly docker: Docker;
   private readonly live = new Set<DockerSandbox>();
+  /** The image's own files at a workdir, per image and workdir (image content does not change under a tag's id). */
+  private readonly imageFiles = new Map<string, Promise<ImageWorkdirFiles>>();
 
   constructor(private readonly options: DockerBackendOptions = {}) {
     this.docker = options.docker ?? dockerFromUrl(options.url, options.tlsDir);
@@ -92,12 +96,16 @@ export class DockerBackend implements SandboxBackend {
           HostConfig: {
             Init: true,
             NetworkMode: 'none',
-            ReadonlyRootfs: true,
+            // A root agent (Harbor's model, `sandbox.agentUser: root`) gets a writable root, as Harbor's containers have.
+            ReadonlyRootfs: shape.agentUser !== 'root',
             // /tests and /logs/verifier: empty and root-owned while the agent runs (the trust rule's I1).
             Tmpfs: {
               '/tmp': `rw,nosuid,nodev,size=${limits.diskMb}m,mode=1777`,
               [verifierPaths.tests]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755`,
               [verifierPaths.logs]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755`,
+              // Harbor's agent-side folders: the agent's to write, collected into the rollout record after it ends.
+              [verifierPaths.agentLogs]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755,uid=${agentUid},gid=${agentUid}`,
+              [verifierPaths.artifacts]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755,uid=${agentUid},gid=${agentUid}`,
             },
             // putArchive works into a volume under a read-only root; into a tmpfs it silently writes underneath.
             Mounts: [{ Type: 'volume', Source: id, Target: shape.workdir }],
@@ -121,6 +129,7 @@ export class DockerBackend implements SandboxBackend {
       this.live.add(sandbox);
       try {
         await container.start();
+        if (shape.agentUser === 'root') await sandbox.recordSystemProcesses();
       } catch (err) {
         await sandbox.stop();
         throw err;
@@ -135,6 +144,7 @@ export class DockerBackend implements SandboxBackend {
   async provision(sandbox: DockerSandbox, request: SandboxRequest, signal?: Cancellation): Promise<void> {
     throwIfCancelled(signal);
     try {
+      if (request.imageWorkdir !== false) await this.seedFromImage(sandbox, request, signal);
       if (request.files.length > 0) await sandbox.putFiles(request.files);
       await runSetup(sandbox, request, signal);
       if (request.setup.length > 0) {
@@ -144,6 +154,22 @@ export class DockerBackend implements SandboxBackend {
     } catch (err) {
       throw this.explain(err, request.image);
     }
+  }
+
+  /**
+   * The workspace starts with the image's own files at the workdir, as a container of the image would show them
+   * (the workspace volume hides them). The verifier's fresh sandbox skips this (`imageWorkdir: false`).
+   */
+  private async seedFromImage(sandbox: DockerSandbox, request: SandboxRequest, signal?: Cancellation): Promise<void> {
+    const key = `${request.image}\0${request.workdir}`;
+    let files = this.imageFiles.get(key);
+    if (!files) {
+      files = readImageWorkdir(this.docker, request.image, request.workdir, { ...ownerLabels(), ...this.options.labels }, request.limits.diskMb * 1024 * 1024);
+      this.imageFiles.set(key, files);
+      files.catch(() => this.imageFiles.delete(key));
+    }
+    const { tar } = await files;
+    if (tar) await seedWorkspaceInside(sandbox, tar, request.workdir, request.agentUser === 'root', signal);
   }
 
   /** Removes containers and volumes whose owner is no longer alive (default: owner pid not running on this machine). */

@@ -5,13 +5,13 @@ import type Docker from 'dockerode';
 import { CancelledError, throwIfCancelled } from '../../core/ports/cancellation.js';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { SandboxFaultError, SandboxHostLostError, verifierPaths } from '../../core/ports/sandbox.js';
-import type { Command, ExecOptions, ExecResult, Sandbox, TransferReport, WorkspaceArchive } from '../../core/ports/sandbox.js';
+import type { CollectedLogs, Command, ExecOptions, ExecResult, Sandbox, TransferReport, WorkspaceArchive } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
 import { commandArgv, roleOf } from '../commandArgv.js';
 import { CappedOutput, floodLimit } from '../outputCap.js';
 import { isConnectionError } from './connect.js';
 import type { SandboxShape } from './dockerBackend.js';
-import { exportWorkspaceInside, getFileInside, importWorkspaceInside, putFilesInside, resetVerifierDirsInside, sweepWorkspaceInside } from '../verification/inSandboxFiles.js';
+import { collectLogsInside, exportWorkspaceInside, getFileInside, importWorkspaceInside, putFilesInside, resetVerifierDirsInside, sweepWorkspaceInside } from '../verification/inSandboxFiles.js';
 import type { ByteExec, ExecResultWithBytes } from '../verification/inSandboxFiles.js';
 import { agentUid } from './tarFiles.js';
 
@@ -48,10 +48,55 @@ while [ "$i" -lt 300 ]; do
 done
 exit 1`;
 
+/**
+ * Root agents: kill every process but the recorded system ones ("$@") and this script, until none is left but
+ * zombies. Builtins only, so the check forks nothing.
+ */
+const endRootAgentScript = `self=$$; i=0
+while [ "$i" -lt 300 ]; do
+  left=0
+  for d in /proc/[0-9]*; do
+    p=\${d#/proc/}
+    [ "$p" = "$self" ] && continue
+    keep=0
+    for s in "$@"; do [ "$p" = "$s" ] && { keep=1; break; }; done
+    [ "$keep" = 1 ] && continue
+    st=
+    while read -r k v _; do case $k in State:) st=$v; break;; esac; done 2>/dev/null < "$d/status"
+    [ -z "$st" ] || [ "$st" = Z ] && continue
+    kill -9 "$p" 2>/dev/null
+    left=1
+  done
+  [ "$left" = 0 ] && exit 0
+  i=$((i+1))
+done
+for d in /proc/[0-9]*; do n=; st=; while read -r k v _; do case $k in Name:) n=$v;; State:) st=$v; break;; esac; done 2>/dev/null < "$d/status"; echo "\${d#/proc/} $st $n"; done
+exit 1`;
+
+/**
+ * Lists every process but this script, once the container's main process (init's child, our `sleep`) is up: right
+ * after the container starts, init may not have started it yet.
+ */
+const recordSystemScript = `i=0
+while [ "$i" -lt 20000 ]; do
+  up=0
+  for d in /proc/[0-9]*; do
+    n=; pp=
+    while read -r k v _; do case $k in Name:) n=$v;; PPid:) pp=$v; break;; esac; done 2>/dev/null < "$d/status"
+    [ "$n" = sleep ] && [ "$pp" = 1 ] && { up=1; break; }
+  done
+  [ "$up" = 1 ] && break
+  i=$((i+1))
+done
+[ "$up" = 1 ] || exit 1
+for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = "$$" ] || echo "$p"; done`;
+
 export class DockerSandbox implements Sandbox, ByteExec {
   readonly backend = 'docker' as const;
   private stopped = false;
   private lost: Error | undefined;
+  /** Processes that existed before any setup or agent command (root agents only; see recordSystemProcesses). */
+  private systemPids: string[] = [];
 
   constructor(
     readonly id: string,
@@ -61,6 +106,11 @@ export class DockerSandbox implements Sandbox, ByteExec {
     readonly shape: SandboxShape,
     private readonly onStop: () => void,
   ) {}
+
+  /** Who agent commands run as: uid 65534, or root for `agentUser: root`. */
+  private get agentUser(): string {
+    return this.shape.agentUser === 'root' ? '0:0' : `${agentUid}:${agentUid}`;
+  }
 
   async exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
     const { stdoutBytes: _bytes, ...result } = await this.execBytes(command, options);
@@ -77,7 +127,7 @@ export class DockerSandbox implements Sandbox, ByteExec {
     const timeoutSec = Math.max(1, Math.ceil(timeoutMs / 1000));
     const pidFile = `/tmp/.coevolve-exec-${randomBytes(6).toString('hex')}`;
     const hasStdin = options.stdin !== undefined;
-    const user = roleOf(options) === 'agent' ? `${agentUid}:${agentUid}` : '0:0';
+    const user = roleOf(options) === 'agent' ? this.agentUser : '0:0';
 
     let exec: Docker.Exec;
     let stream: Duplex;
@@ -191,11 +241,48 @@ export class DockerSandbox implements Sandbox, ByteExec {
   async endAgentProcesses(): Promise<void> {
     this.ensureUsable();
     try {
+      if (this.shape.agentUser === 'root') {
+        // No timeout wrapper: it would be among the processes killed.
+        const r = await this.runCapture('0:0', ['/bin/sh', '-c', endRootAgentScript, 'sh', ...this.systemPids]);
+        if (r.exitCode !== 0) throw new SandboxFaultError(`the agent's processes could not all be ended (they kept forking); left: ${r.stdout.trim().split('\n').join(', ')} (kept: ${this.systemPids.join(' ')})`);
+        return;
+      }
       const code = await this.runAs(`${agentUid}:${agentUid}`, ['/bin/sh', '-c', endAgentScript, 'sh', String(agentUid)]);
       if (code !== 0) throw new SandboxFaultError('the agent\'s processes could not all be ended (they kept forking)');
     } catch (err) {
       throw this.classify(err);
     }
+  }
+
+  /**
+   * Root agents (Harbor's model) share uid 0 with the container's own processes, so those are told apart by when
+   * they started: every process alive right after the container started, before any setup or agent command, is the
+   * system's (init, the main process, the backend's own helpers) and survives endAgentProcesses; every later one
+   * is killed.
+   */
+  async recordSystemProcesses(): Promise<void> {
+    const r = await this.runCapture('0:0', ['/bin/sh', '-c', recordSystemScript]);
+    if (r.exitCode !== 0) throw new SandboxFaultError('the container\'s main process did not start');
+    this.systemPids = r.stdout.split('\n').filter((p) => /^\d+$/.test(p));
+  }
+
+  /** Runs a helper argv with no wrapper; returns its exit code and (at most 64 KiB of) its stdout. */
+  private async runCapture(user: string, argv: string[]): Promise<{ exitCode: number; stdout: string }> {
+    const exec = await this.container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: false, User: user });
+    const stream = (await exec.start({})) as Duplex;
+    const out = new CappedOutput(64 * 1024);
+    await new Promise<void>((resolve) => {
+      this.docker.modem.demuxStream(stream, new Writable({ write(c: Buffer, _e, done): void { out.push(c); done(); } }), new Writable({ write(_c, _e, done): void { done(); } }));
+      stream.once('end', () => resolve());
+      stream.once('close', () => resolve());
+      stream.once('error', () => resolve());
+    });
+    return { exitCode: await this.exitCodeOf(exec), stdout: out.text() };
+  }
+
+
+  collectLogs(options: { signal?: Cancellation } = {}): Promise<CollectedLogs> {
+    return collectLogsInside(this, options.signal);
   }
 
   exportWorkspace(options: { signal?: Cancellation } = {}): Promise<WorkspaceArchive> {

@@ -76,10 +76,10 @@ export class WarmPool implements SandboxBackend {
   }
 
   private stateOf(shape: SandboxShape): ShapeState {
-    const key = JSON.stringify([shape.image, shape.workdir, shape.env, shape.limits]);
+    const key = JSON.stringify([shape.image, shape.workdir, shape.env, shape.limits, shape.agentUser ?? 'nobody']);
     let state = this.shapes.get(key);
     if (!state) {
-      state = { shape: { image: shape.image, workdir: shape.workdir, env: shape.env, limits: shape.limits }, idle: [], starting: 0, lastUsed: Date.now(), failed: false };
+      state = { shape: { image: shape.image, workdir: shape.workdir, env: shape.env, limits: shape.limits, ...(shape.agentUser ? { agentUser: shape.agentUser } : {}) }, idle: [], starting: 0, lastUsed: Date.now(), failed: false };
       this.shapes.set(key, state);
       this.evictShapes();
     }

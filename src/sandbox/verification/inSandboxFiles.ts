@@ -1,10 +1,11 @@
 import { pack } from 'tar-stream';
-import type { Command, ExecOptions, ExecResult, TransferReport, WorkspaceArchive } from '../../core/ports/sandbox.js';
+import type { CollectedLogs, Command, ExecOptions, ExecResult, TransferReport, WorkspaceArchive } from '../../core/ports/sandbox.js';
 import { SandboxFaultError, verifierPaths } from '../../core/ports/sandbox.js';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import type { SandboxFile, SandboxLimits } from '../../core/spec/environment.js';
 import { parseMode } from '../local/workspaceDir.js';
 import { sanitiseWorkspaceTar } from '../transfer/sanitiseWorkspace.js';
+import { collectedLogCaps, parseCollectedLogs } from '../transfer/collectLogs.js';
 import { agentUid } from '../docker/tarFiles.js';
 
 export type ExecResultWithBytes = ExecResult & { stdoutBytes: Buffer };
@@ -88,6 +89,27 @@ export async function resetVerifierDirsInside(box: ByteExec, signal?: Cancellati
   const dirs = [verifierPaths.tests, verifierPaths.logs];
   const r = await box.execBytes(['/bin/sh', '-c', 'for d in "$@"; do mkdir -p "$d" && rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?*; done', 'sh', ...dirs], { as: 'verifier', timeoutMs: helperTimeoutMs, maxOutputBytes: 64 * 1024, ...(signal ? { signal } : {}) });
   if (r.exitCode !== 0) throw new SandboxFaultError(`could not empty ${dirs.join(' and ')} in the sandbox (exit ${r.exitCode}): ${r.stderr.trim().slice(0, 300)}`);
+}
+
+/**
+ * Harbor's agent-side folders, read after the agent's last process ended: `tar -c` inside the sandbox (links
+ * archived as links), parsed on the host as data. A sandbox without the folders collects nothing.
+ */
+export async function collectLogsInside(box: ByteExec, signal?: Cancellation): Promise<CollectedLogs> {
+  const script = 'cd /logs 2>/dev/null || exit 0; set --; for d in agent artifacts; do [ -d "$d" ] && [ ! -L "$d" ] && set -- "$@" "$d"; done; [ $# -gt 0 ] || exit 0; exec tar -c -f - "$@"';
+  const cap = 4 * collectedLogCaps.totalBytes + 1024 * 1024;
+  const r = await box.execBytes(['/bin/sh', '-c', script], { as: 'verifier', timeoutMs: helperTimeoutMs, maxOutputBytes: cap, ...(signal ? { signal } : {}) });
+  if (r.truncated) return { files: [], dropped: [{ path: 'agent', reason: `/logs/agent and /logs/artifacts hold more than ${cap} bytes; nothing collected` }] };
+  if (r.exitCode !== 0 && r.exitCode !== 1) return { files: [], dropped: [{ path: 'agent', reason: `could not archive /logs/agent and /logs/artifacts (tar exit ${r.exitCode})` }] };
+  if (r.stdoutBytes.length === 0) return { files: [], dropped: [] };
+  return parseCollectedLogs(r.stdoutBytes).catch(() => ({ files: [], dropped: [{ path: 'agent', reason: 'the archive of /logs/agent and /logs/artifacts does not parse; nothing collected' }] }));
+}
+
+/** Extracts the image's own workdir files (readImageWorkdir) into the workspace: as the agent user, or as root keeping the image's owners for root agents. */
+export async function seedWorkspaceInside(box: ByteExec, tar: Buffer, workdir: string, asRoot: boolean, signal?: Cancellation): Promise<void> {
+  const argv = asRoot ? ['tar', '-x', '-p', '-f', '-', '-C', workdir] : ['tar', '-x', '-o', '-f', '-', '-C', workdir];
+  const r = await box.execBytes(argv, { as: asRoot ? 'setup' : 'agent', stdin: tar, timeoutMs: helperTimeoutMs, maxOutputBytes: 64 * 1024, ...(signal ? { signal } : {}) });
+  if (r.exitCode !== 0) throw new SandboxFaultError(`could not copy the image's files at ${workdir} into the workspace (tar exit ${r.exitCode}): ${r.stderr.trim().slice(0, 300)}`);
 }
 
 async function tarBytes(files: SandboxFile[], uid: number): Promise<Buffer> {
