@@ -173,6 +173,10 @@ export function importHarborTask(dir: string, options: HarborImportOptions = {},
     header: [`Imported from the Harbor task ${dir}`, `by Coevolve ${toolVersion} on ${(options.now ?? new Date()).toISOString().slice(0, 10)}.`],
     options,
   };
+  const envSec = (toml.environment ?? {}) as Table;
+  if (!ours && envSec.allow_internet === true) {
+    return { source: dir, reason: 'task.toml sets environment.allow_internet = true, and Coevolve sandboxes never have a network: the task would fail for want of it, not for the agent. Set it to false if the task does not need the network, then import again' };
+  }
   const input = ours && co ? coevolveTaskInput(ctx, co) : foreignTaskInput(ctx);
   if ('reason' in input) return { source: dir, reason: input.reason };
   const parsed = environmentSpecSchema.safeParse(input);

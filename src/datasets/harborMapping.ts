@@ -33,6 +33,22 @@ export interface HarborTaskContext {
   options: HarborImportOptions;
 }
 
+/** A task.toml env table (`env = { KEY = "value" }`) as environment variables; what cannot be one is noted. */
+function envTable(v: unknown, field: string, unmapped: string[]): Record<string, string> {
+  if (v === undefined) return {};
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    unmapped.push(`${field}: not a table of variables; ignored`);
+    return {};
+  }
+  const out: Record<string, string> = {};
+  for (const [k, value] of Object.entries(v as Table)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) unmapped.push(`${field}.${k}: not a valid variable name; ignored`);
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[k] = String(value).slice(0, 4096);
+    else unmapped.push(`${field}.${k}: not a string; ignored`);
+  }
+  return out;
+}
+
 /** The oracle of an imported task that ships none: it fails, and `coevolve check` reports the task as unvalidated. */
 export const placeholderOracle = "echo 'the source task has no solution/solve.sh; write an oracle before validating this environment' >&2\nexit 1\n";
 
@@ -85,7 +101,24 @@ function sandboxOf(ctx: HarborTaskContext, ours: boolean): Sandbox {
   }
   const limits = limitsOf(ctx, envSec, ours);
   if (Object.keys(limits).length > 0) sandbox.limits = limits as NonNullable<Sandbox['limits']>;
+  if (!ours) {
+    const user = agentUserOf(ctx);
+    if (user) sandbox.agentUser = user;
+  }
   return sandbox;
+}
+
+/**
+ * Harbor runs the agent as [agent] user, else as the image's user (the Dockerfile's last USER), else root. Root
+ * maps to `agentUser: root` (a writable container, as Harbor has); any other user to Coevolve's uid 65534.
+ */
+function agentUserOf(ctx: HarborTaskContext): 'root' | 'nobody' | undefined {
+  const named = section(ctx.toml, 'agent').user;
+  const fromDocker = ctx.docker?.kind === 'foreign' ? [...ctx.docker.instructions].reverse().find((l) => /^USER\s/i.test(l))?.replace(/^USER\s+/i, '').trim() : undefined;
+  const user = typeof named === 'string' ? named : fromDocker;
+  if (user === undefined || /^(root|0)(:(root|0))?$/.test(user)) return 'root';
+  ctx.unmapped.push(`${typeof named === 'string' ? 'agent.user' : 'Dockerfile USER'} = ${JSON.stringify(user)}: the agent runs as uid 65534 (Coevolve's unprivileged agent user), not as that user`);
+  return 'nobody';
 }
 
 function limitsOf(ctx: HarborTaskContext, envSec: Table, ours: boolean): Record<string, number> {
@@ -108,10 +141,9 @@ function limitsOf(ctx: HarborTaskContext, envSec: Table, ours: boolean): Record<
     if (out !== undefined) limits.maxOutputBytes = out;
   } else {
     const agentSec = section(ctx.toml, 'agent');
-    const agentTimeout = agentSec.timeout_sec;
-    if (agentTimeout !== undefined) unmapped.push(`agent.timeout_sec = ${formatSourceValue(agentTimeout)}: Coevolve sets the wall clock per run (budgets.wallClockSec in the run config)`);
+    const agentTimeout = finiteNumber(agentSec.timeout_sec, 'agent.timeout_sec', unmapped);
+    if (agentTimeout !== undefined) limits.agentTimeoutSec = clampNoted(agentTimeout, 1, 86400, 'agent.timeout_sec', unmapped);
     for (const k of ['gpus', 'gpu_types', 'mcp_servers', 'healthcheck']) if (envSec[k] !== undefined && envSec[k] !== 0) unmapped.push(`environment.${k}: Coevolve sandboxes have no equivalent`);
-    if (envSec.allow_internet === true) unmapped.push('environment.allow_internet = true: Coevolve sandboxes never have a network');
   }
   return limits;
 }
@@ -131,11 +163,14 @@ function verifierOf(ctx: HarborTaskContext, ours: boolean): EnvironmentSpecInput
     if (co.mode === 'fresh' || co.mode === 'in-place') verifier.mode = co.mode;
     if (typeof co.partial_credit === 'boolean') verifier.partialCredit = co.partial_credit;
   } else {
-    // Verifier files land in /tests at Harbor's own paths, so test.sh finds /tests/... as written.
-    verifier = { script: ctx.testSh };
+    // Verifier files land in /tests at Harbor's own paths, so test.sh finds /tests/... as written; test.sh itself
+    // runs by its interpreter line. Harbor's reward rule: the reward file decides whatever the exit code, and no
+    // reward file is no reward. TEST_DIR is the Terminal-Bench variable Harbor sets for the verifier.
+    verifier = { script: ctx.testSh, partialCredit: true, requireRewardFile: true, env: { TEST_DIR: '/tests', ...envTable(verSec.env, 'verifier.env', unmapped) } };
     const files = ctx.files('tests', '', (rel) => rel === 'test.sh');
     if (files.length > 0) verifier.files = files;
-    for (const k of Object.keys(verSec)) if (k !== 'timeout_sec') unmapped.push(`verifier.${k}: no equivalent in the verifier spec`);
+    if (verSec.user !== undefined && !/^(root|0)$/.test(String(verSec.user))) unmapped.push(`verifier.user = ${formatSourceValue(verSec.user)}: the verifier runs as root`);
+    for (const k of Object.keys(verSec)) if (!['timeout_sec', 'env', 'user'].includes(k)) unmapped.push(`verifier.${k}: no equivalent in the verifier spec`);
   }
   if (timeoutSec !== undefined) verifier.timeoutSec = timeoutSec;
   return verifier;
@@ -147,7 +182,11 @@ function oracleOf(ctx: HarborTaskContext, ours = false): EnvironmentSpecInput['o
   if (ctx.solveSh !== undefined && ctx.solveSh.trim().length > 0) {
     // Harbor's convention: solution/ at /solution, solve.sh run from the workdir by its own interpreter.
     const files = ctx.files('solution', '');
-    return { script: harborOracleScript(files.some((f) => f.path === 'solve.sh') ? files : [...files, { path: 'solve.sh', content: ctx.solveSh, mode: '755' }]) };
+    const env = envTable(section(ctx.toml, 'solution').env, 'solution.env', ctx.unmapped);
+    return {
+      script: harborOracleScript(files.some((f) => f.path === 'solve.sh') ? files : [...files, { path: 'solve.sh', content: ctx.solveSh, mode: '755' }]),
+      ...(Object.keys(env).length > 0 ? { env } : {}),
+    };
   }
   ctx.unmapped.push('solution/solve.sh: missing; the oracle is a placeholder that fails, so validation rejects this environment until you write one');
   return { script: placeholderOracle };

@@ -1,13 +1,15 @@
 // Every real-task fixture (the Harbor tasks, and the Terminal-Bench 1 tasks converted to Harbor's layout) builds
-// with `coevolve sandbox build`, and in its image, run as Harbor runs a task (tests at /tests only for the
-// verifier, the oracle from /solution/solve.sh, the reward read from /logs/verifier/reward.txt), the oracle earns 1
-// and doing nothing earns 0. Images are content-addressed, so they are built once and reused by later runs.
+// with `coevolve sandbox build`, and through the product's own verifier (`coevolve check`: imported as they are,
+// the agent as root, the image's workdir files in the workspace, tests at /tests only after the agent ended,
+// test.sh by its interpreter line, the reward from /logs/verifier), the oracle earns 1 and doing nothing earns 0.
+// Images are content-addressed, so they are built once and reused by later runs.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Docker from 'dockerode';
 import pLimit from 'p-limit';
+import { runCheck } from '../../../src/cli/commands/check.js';
 import { runSandboxBuild } from '../../../src/cli/commands/sandboxBuild.js';
 import { importTb1Tasks } from '../../../src/datasets/tb1Import.js';
 import { needService } from '../../support/services.js';
@@ -15,27 +17,6 @@ import { dockerProblem, testLabels } from '../sandbox/support.js';
 
 const harbor = resolve('test/fixtures/real-tasks/harbor');
 const pythonImage = 'coevolve-tasks/python:bookworm';
-
-/** Runs `script` as root in a fresh no-network container of the image with the task's tests (and solution) mounted; returns the reward file. */
-async function harborRun(docker: Docker, image: string, task: string, withSolution: boolean): Promise<string> {
-  const script = `${withSolution ? '/solution/solve.sh > /dev/null 2>&1; ' : ''}/tests/test.sh > /dev/null 2>&1; cat /logs/verifier/reward.txt 2>/dev/null || echo missing`;
-  const binds = [`${join(task, 'tests')}:/tests:ro`, ...(withSolution ? [`${join(task, 'solution')}:/solution:ro`] : [])];
-  const c = await docker.createContainer({ Image: image, Cmd: ['sh', '-c', script], Labels: { ...testLabels, 'coevolve.owner-pid': String(process.pid) }, NetworkDisabled: true, HostConfig: { Binds: binds, NetworkMode: 'none' } });
-  try {
-    await c.start();
-    await c.wait();
-    const buf = (await c.logs({ stdout: true, stderr: false })) as unknown as Buffer;
-    let out = '';
-    for (let i = 0; i + 8 <= buf.length;) {
-      const len = buf.readUInt32BE(i + 4);
-      out += buf.subarray(i + 8, i + 8 + len).toString('utf8');
-      i += 8 + len;
-    }
-    return out.trim();
-  } finally {
-    await c.remove({ force: true });
-  }
-}
 
 describe('real-task fixtures build and run as Harbor runs them (Docker)', function () {
   this.timeout(600_000);
@@ -64,12 +45,15 @@ describe('real-task fixtures build and run as Harbor runs them (Docker)', functi
     assert.equal(tasks.length - readdirSync(harbor).length, 3);
   });
 
-  it('gives the oracle 1 and the empty agent 0 on every task', async () => {
+  it('gives the oracle 1 and the empty agent 0 on every task, through coevolve check', async () => {
     const limit = pLimit(4);
-    const rewards = await Promise.all(tasks.map((task) => limit(async () => {
-      const tag = tags.get(task)!;
-      return `${task.split('/').pop()}: oracle ${await harborRun(docker, tag, task, true)}, empty ${await harborRun(docker, tag, task, false)}`;
+    const labels = { ...testLabels, 'coevolve.owner-pid': String(process.pid) };
+    const lines = await Promise.all(tasks.map((task) => limit(async () => {
+      const o = { text: '', cwd: process.cwd(), out: (t: string) => { o.text += t; } };
+      const r = await runCheck([task], { backend: 'docker', labels }, o, docker);
+      const res = r.results[0]!;
+      return `${task.split('/').pop()}: ${res.status} oracle ${res.oracleReward}, empty ${res.emptyReward}${res.status === 'passed' ? '' : ` (${res.details})`}`;
     })));
-    assert.deepEqual(rewards.filter((r) => !/oracle 1, empty 0$/.test(r)), [], rewards.join('\n'));
+    assert.deepEqual(lines.filter((l) => !/: passed oracle 1, empty 0$/.test(l)), [], lines.join('\n'));
   });
 });

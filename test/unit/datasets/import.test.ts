@@ -56,7 +56,11 @@ describe('harbor import', () => {
     assert.ok(item.header.some((h) => h.startsWith('Build context:')), 'the Dockerfile is kept as the build context reference');
     // No note on /tests any more: the verifier files land there, as Harbor has them.
     assert.ok(!item.unmapped.some((u) => /refers to \/tests/.test(u)));
-    for (const want of [/environment\/Dockerfile: kept as the build context/, /agent\.timeout_sec/, /metadata\.expert_time_estimate_min/, /user side/]) {
+    // Harbor's runtime: the agent as root, the reward file decides (none is 0), TEST_DIR, the agent's own timeout.
+    assert.equal(spec.sandbox.agentUser, 'root');
+    assert.deepEqual([spec.verifier.partialCredit, spec.verifier.requireRewardFile, spec.verifier.env], [true, true, { TEST_DIR: '/tests' }]);
+    assert.equal(spec.sandbox.limits.agentTimeoutSec, 600);
+    for (const want of [/environment\/Dockerfile: kept as the build context/, /metadata\.expert_time_estimate_min/, /user side/]) {
       assert.ok(item.unmapped.some((u) => want.test(u)), `reports ${want}`);
     }
   });
