@@ -76,7 +76,7 @@ export class WarmPool implements SandboxBackend {
   }
 
   private stateOf(shape: SandboxShape): ShapeState {
-    const key = JSON.stringify([shape.image, shape.workdir, shape.env, shape.limits, shape.agentUser ?? 'nobody']);
+    const key = shapeKey(shape);
     let state = this.shapes.get(key);
     if (!state) {
       state = { shape: { image: shape.image, workdir: shape.workdir, env: shape.env, limits: shape.limits, ...(shape.agentUser ? { agentUser: shape.agentUser } : {}) }, idle: [], starting: 0, lastUsed: Date.now(), failed: false };
@@ -106,7 +106,7 @@ export class WarmPool implements SandboxBackend {
     try {
       // Warm containers carry only the pool's labels: they belong to the run, not yet to a rollout.
       const sandbox = await this.backend.launch(state.shape, this.options.labels ?? {});
-      if (this.disposed || !this.shapes.has(JSON.stringify([state.shape.image, state.shape.workdir, state.shape.env, state.shape.limits]))) await sandbox.stop();
+      if (this.disposed || !this.shapes.has(shapeKey(state.shape))) await sandbox.stop();
       else state.idle.push(sandbox);
     } catch (err) {
       state.failed = true;
@@ -116,4 +116,9 @@ export class WarmPool implements SandboxBackend {
       state.starting--;
     }
   }
+}
+
+/** The pool's key for a shape: everything a container is created from. */
+function shapeKey(shape: SandboxShape): string {
+  return JSON.stringify([shape.image, shape.workdir, shape.env, shape.limits, shape.agentUser ?? 'nobody']);
 }
