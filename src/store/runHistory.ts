@@ -3,6 +3,7 @@ import { snapshotPath } from '../core/evolution/controller.js';
 import type { RunHistory } from '../core/evolution/controllerPorts.js';
 import type { RolloutRecord } from '../core/rollout/trajectory.js';
 import { readEventLog } from './eventLog.js';
+import { keepDamagedRecord } from './keepDamaged.js';
 import { runLayout } from './layout.js';
 import { readRunJson, RunFileError, runFileExists, runFileLimits } from './runFiles.js';
 import { runRecordRelPath } from './runPaths.js';
@@ -10,8 +11,8 @@ import { readAgent, readEnvironment, readRollout, readUser, type RunProblem } fr
 
 /**
  * What a resumed controller reads back from its run directory. A rollout whose file is damaged (truncated by a
- * full disk, edited by hand) is played again instead of failing the resume every time; each such rollout is
- * passed to `onProblem` so the command can say so.
+ * full disk, edited by hand) is played again instead of failing the resume every time; its damaged file is kept
+ * beside the new one (`<id>.json.damaged`), and each such rollout is passed to `onProblem` so the command can say so.
  */
 export function loadRunHistory(runDir: string, onProblem: (p: RunProblem) => void = () => undefined): RunHistory {
   const { events } = readEventLog(runLayout.events(runDir));
@@ -29,9 +30,14 @@ export function loadRunHistory(runDir: string, onProblem: (p: RunProblem) => voi
       return raw as ArchiveSnapshot;
     },
     rollout(generation: number, id: string): RolloutRecord | undefined {
-      // Only rollouts whose finish was logged count: a file written just before a kill, without its event, is replayed.
-      if (!finished.has(id)) return undefined;
       const rel = runRecordRelPath({ kind: 'rollout', generation, id });
+      const keep = (): string[] => keepDamagedRecord(runDir, [rel, runRecordRelPath({ kind: 'rolloutTokens', generation, id })]);
+      // Only rollouts whose finish was logged count. An intact file without its event got the event back from
+      // repairRunIndex before this ran, so a file still without one is damaged: kept, and the rollout replayed.
+      if (!finished.has(id)) {
+        if (runFileExists(runDir, rel)) onProblem({ file: rel, message: `damaged, and no rollout.finished event for it; kept as ${keep().join(' and ')}; the rollout is played again` });
+        return undefined;
+      }
       if (!runFileExists(runDir, rel)) {
         onProblem({ file: rel, message: 'missing although its rollout.finished event is logged; the rollout is played again' });
         return undefined;
@@ -40,7 +46,8 @@ export function loadRunHistory(runDir: string, onProblem: (p: RunProblem) => voi
         return readRollout(runDir, { generation, id });
       } catch (err) {
         if (!(err instanceof RunFileError)) throw err;
-        onProblem({ file: rel, message: `${err.reason}; the rollout is played again` });
+        // The replay writes a new file at this name: the damaged one (and its token sidecar) is kept beside it.
+        onProblem({ file: rel, message: `${err.reason}; kept as ${keep().join(' and ')}; the rollout is played again` });
         return undefined;
       }
     },

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { summarizeRollout } from '../core/rollout/trajectory.js';
 import { SafeFolder } from '../files/safeFolder.js';
+import { damagedSuffix } from './keepDamaged.js';
 import { RunFileError } from './runFiles.js';
 import { generationOfFolder, isSafeId } from './runPaths.js';
 import { readRollout, type RunIndex } from './runReader.js';
@@ -27,6 +28,10 @@ export function salvageRollouts(index: RunIndex): number {
       continue;
     }
     for (const file of readdirSync(e.real).sort()) {
+      if (damagedSuffix.test(file)) {
+        index.problems.push({ file: `${rel}/${file}`, message: 'a damaged rollout file that resume kept when it played the rollout again' });
+        continue;
+      }
       if (file.includes('.tmp-') || !file.endsWith('.json')) continue;
       const id = file.slice(0, -'.json'.length);
       if (index.rollouts.has(id)) continue;

@@ -56,15 +56,18 @@ describe('resume of a damaged run directory (bwrap)', function () {
     const { dir, lines, lastGen } = interruptedCopy('truncated');
     const victim = JSON.parse(lines[finishedIn(lines, lastGen)[0]!]!) as { summary: { id: string } };
     const file = join(dir, 'rollouts', `g${String(lastGen).padStart(4, '0')}`, `${victim.summary.id}.json`);
-    writeFileSync(file, readFileSync(file, 'utf8').slice(0, 200));
+    const truncated = readFileSync(file, 'utf8').slice(0, 200);
+    writeFileSync(file, truncated);
     const r = runCli(['resume', dir]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, new RegExp(`warning: rollouts/g\\d{4}/${victim.summary.id}\\.json: not valid JSON .*; the rollout is played again`));
+    assert.match(r.stderr, new RegExp(`warning: rollouts/g\\d{4}/${victim.summary.id}\\.json: not valid JSON .*; kept as rollouts/g\\d{4}/${victim.summary.id}\\.json\\.damaged; the rollout is played again`));
+    assert.equal(readFileSync(`${file}.damaged`, 'utf8'), truncated, 'nothing recorded is lost: the damaged bytes are kept beside the replayed file');
     const after = report(dir);
     assert.equal(after.run.status, 'completed');
     assert.deepEqual(after.generations, baseline.generations, 'the replayed rollout gives the same metrics');
     assert.equal(after.run.rollouts, baseline.run.rollouts);
     assert.ok(JSON.parse(readFileSync(file, 'utf8')), 'the file is whole again');
+    assert.ok(after.problems.some((p) => p.includes(`${victim.summary.id}.json.damaged: a damaged rollout file that resume kept`)), 'report says the copy is there');
   });
 
   it('a corrupt line and a null line in the middle of events.jsonl: said, the rollout kept from its file, same report', () => {

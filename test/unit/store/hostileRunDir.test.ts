@@ -156,6 +156,42 @@ describe('hostile run directories (issue 11, item 5)', function () {
     assert.equal(r.excluded['rollout file unreadable'], 2);
   });
 
+  it('resume plays a truncated rollout again and keeps the damaged bytes beside the new file (nothing recorded is lost)', async () => {
+    const { loadRunHistory } = await import('../../../src/store/runHistory.js');
+    const s = [...openRun(dir).rollouts.values()].at(-1)!;
+    const f = runLayout.rollout(dir, s.generation, s.id);
+    const truncated = readFileSync(f, 'utf8').slice(0, 200);
+    writeFileSync(f, truncated);
+    const said: string[] = [];
+    const history = loadRunHistory(dir, (p) => said.push(`${p.file}: ${p.message}`));
+    assert.equal(history.rollout(s.generation, s.id), undefined, 'played again');
+    const rel = `rollouts/g000${s.generation}/${s.id}.json`;
+    assert.deepEqual(said, [`${rel}: not valid JSON (${said[0]!.match(/not valid JSON \((.*)\); kept/)![1]}); kept as ${rel}.damaged; the rollout is played again`]);
+    assert.ok(!existsSync(f), 'the name is free for the replay');
+    assert.equal(readFileSync(`${f}.damaged`, 'utf8'), truncated, 'the damaged bytes are kept');
+    // Damaged again on a later resume: a second copy, the first untouched.
+    writeFileSync(f, '{"trunc');
+    loadRunHistory(dir, () => undefined).rollout(s.generation, s.id);
+    assert.equal(readFileSync(`${f}.damaged`, 'utf8'), truncated);
+    assert.equal(readFileSync(`${f}.damaged-2`, 'utf8'), '{"trunc');
+    // report and export say the copies are there; neither takes them for rollouts.
+    const run = openRun(dir);
+    salvageRollouts(run);
+    assert.deepEqual(run.problems.filter((p) => p.file.includes('.damaged')).map((p) => p.file), [`${rel}.damaged`, `${rel}.damaged-2`]);
+  });
+
+  it('a damaged rollout file whose rollout.finished line is gone is kept too, not overwritten by the replay', async () => {
+    const { loadRunHistory } = await import('../../../src/store/runHistory.js');
+    const s = [...openRun(dir).rollouts.values()].at(-2)!;
+    writeEventLines(dir, eventLines(dir).filter((l) => !l.includes(`"id":"${s.id}"`)));
+    const f = runLayout.rollout(dir, s.generation, s.id);
+    writeFileSync(f, '{"half');
+    const said: string[] = [];
+    assert.equal(loadRunHistory(dir, (p) => said.push(p.message)).rollout(s.generation, s.id), undefined);
+    assert.match(said.join('\n'), /damaged, and no rollout\.finished event for it; kept as rollouts\/g\d{4}\/.*\.json\.damaged; the rollout is played again/);
+    assert.equal(readFileSync(`${f}.damaged`, 'utf8'), '{"half');
+  });
+
   it('a rollout file that is a link out of the run is not followed', async () => {
     const run = openRun(dir);
     const s = [...run.rollouts.values()][0]!;
