@@ -6,6 +6,8 @@ import { isSpecKind, kindFromFileName, specKindInfo, specKinds, type AnySpec, ty
 import { compareProblems, problemAt, startOfFile, type Problem, type SpecPath, type TextRange } from './problems.js';
 import { SpecSourceMap } from './sourceMap.js';
 import { describeYamlError } from './yamlErrors.js';
+import type { EnvironmentSpec } from './environment.js';
+import { verifierLayoutWarnings } from './verifierLayout.js';
 
 /** Spec files larger than this are refused before parsing: big fixtures belong in setup commands that generate them. */
 export const maxSpecFileBytes = 4 * 1024 * 1024;
@@ -96,6 +98,9 @@ export function parseSpecText(text: string, file: string, kind?: SpecKind): Pars
   const parsed = schema.safeParse(input);
   if (parsed.success) {
     result.spec = parsed.data as AnySpec;
+    if (resolved === 'Environment') {
+      for (const w of verifierLayoutWarnings(parsed.data as EnvironmentSpec)) add(map.value(w.path), 'warning', w.message, w.path);
+    }
   } else {
     const kindReported = problems.some((p) => p.path.length === 1 && p.path[0] === 'kind');
     for (const issue of parsed.error.issues) {
