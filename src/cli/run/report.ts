@@ -149,8 +149,16 @@ export function formatReportMarkdown(r: RunReport): string {
     '',
     ...notes,
   ];
+  const errorLines = gens.filter((g) => g.errors > 0).map((g) => `- generation ${g.index}: ${errorKindsText(g)}`);
+  if (errorLines.length > 0) lines.push('', 'infrastructure errors (not counted in success or reward, left out of exports):', ...errorLines);
   if (r.problems.length > 0) {
     lines.push('', `${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in the run directory (skipped or rebuilt):`, ...r.problems.map((p) => `- ${p}`));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** "2 model, 1 sandbox-host"; a run written before errors were counted per kind says only how many. */
+function errorKindsText(g: Gen): string {
+  const kinds = Object.entries(g.errorsByKind ?? {}).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return kinds.length > 0 ? kinds.map(([kind, n]) => `${n} ${kind}`).join(', ') : `${g.errors} (kind not recorded by this run)`;
 }

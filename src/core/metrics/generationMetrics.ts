@@ -1,4 +1,4 @@
-import type { RolloutRecord } from '../rollout/trajectory.js';
+import type { ErrorKind, RolloutRecord } from '../rollout/trajectory.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { RunConfig } from '../spec/run.js';
 import type { UserProfile } from '../spec/user.js';
@@ -98,8 +98,20 @@ export function generationMetrics(input: GenerationMetricsInput): GenerationMetr
     tokens: input.records.reduce((s, r) => s + r.usage.promptTokens + r.usage.completionTokens, 0),
     costUsd: input.records.reduce((s, r) => s + r.usage.costUsd, 0),
     errors: input.records.filter((r) => r.status === 'error').length,
+    errorsByKind: errorsByKind(input.records),
     truncated: input.records.filter((r) => r.status === 'truncated').length,
     durationMs: input.durationMs,
     pairsDetail: input.pairs,
   };
+}
+
+/** Infrastructure errors per kind; a record from before `errorKind` was written counts as internal. */
+export function errorsByKind(records: readonly Pick<RolloutRecord, 'status' | 'errorKind'>[]): Partial<Record<ErrorKind, number>> {
+  const out: Partial<Record<ErrorKind, number>> = {};
+  for (const r of records) {
+    if (r.status !== 'error') continue;
+    const kind = r.errorKind ?? 'internal';
+    out[kind] = (out[kind] ?? 0) + 1;
+  }
+  return out;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorKinds } from '../rollout/trajectory.js';
 
 /**
  * The stored per-generation metrics (`generations/gNNNN.json`) and the `coevolve eval` result, as zod schemas: the
@@ -245,6 +246,10 @@ export const generationMetricsV1Schema = z
     tokens: z.number(),
     costUsd: z.number(),
     errors: count,
+    errorsByKind: z
+      .partialRecord(z.enum(errorKinds), count)
+      .optional()
+      .describe('Infrastructure errors per kind (sandbox-host, sandbox-start, model, internal); they add up to errors. Absent in runs written before it was recorded.'),
     truncated: count,
     durationMs: z.number(),
     pairsDetail: z.array(pairStatsSchema),

@@ -103,7 +103,8 @@ export interface VerificationRecord {
 }
 
 /** Infrastructure errors: excluded from success rates, counted per kind, left out of exports. */
-export type ErrorKind = 'sandbox-host' | 'sandbox-start' | 'model' | 'internal';
+export const errorKinds = ['sandbox-host', 'sandbox-start', 'model', 'internal'] as const;
+export type ErrorKind = (typeof errorKinds)[number];
 
 export interface RewardComponents {
   verifier: number;
