@@ -2,11 +2,24 @@ import { spawn } from 'node:child_process';
 import { chmod, copyFile, mkdir, open, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { verifierPaths } from '../../core/ports/sandbox.js';
 import { debianPackages } from './baseImages.js';
 
 /** The sandbox user: agent commands run as uid/gid 65534 in every backend. */
 const passwd = 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n';
 const group = 'root:x:0:\nnogroup:x:65534:\n';
+
+/**
+ * The mount points every sandbox binds: the workdir, and the verifier's /tests and /logs/verifier (empty folders,
+ * 755, owned by whoever builds the root; what a sandbox sees there is a mount filled only for the verifier). A
+ * read-only root must have them; bwrap adds them to roots built before they existed, a root built now has them.
+ */
+export async function makeMountPoints(dir: string): Promise<void> {
+  for (const p of ['/workspace', verifierPaths.tests, verifierPaths.logs]) {
+    await mkdir(join(dir, p), { recursive: true });
+    await chmod(join(dir, p), 0o755);
+  }
+}
 
 /** True when the ELF file has no program interpreter, i.e. it runs without a dynamic loader. */
 export async function isStaticElf(path: string): Promise<boolean> {
@@ -27,12 +40,13 @@ export async function isStaticElf(path: string): Promise<boolean> {
   }
 }
 
-/** A busybox-static root: one binary, a symlink per applet, /workspace, /tmp and the nobody user. */
+/** A busybox-static root: one binary, a symlink per applet, /workspace, /tmp, /tests, /logs/verifier and the nobody user. */
 export async function buildBusyboxRootfs(dir: string, busybox = '/bin/busybox'): Promise<void> {
   if (!existsSync(busybox) || !(await isStaticElf(busybox))) {
     throw new Error(`${busybox} is missing or not statically linked; install busybox-static (apt-get install busybox-static) and retry`);
   }
-  for (const d of ['bin', 'tmp', 'proc', 'sys', 'dev', 'etc', 'root', 'workspace']) await mkdir(join(dir, d), { recursive: true });
+  for (const d of ['bin', 'tmp', 'proc', 'sys', 'dev', 'etc', 'root']) await mkdir(join(dir, d), { recursive: true });
+  await makeMountPoints(dir);
   await copyFile(busybox, join(dir, 'bin/busybox'));
   await chmod(join(dir, 'bin/busybox'), 0o755);
   const applets = (await run(busybox, ['--list'])).split('\n').filter((a) => a && a !== 'busybox');
@@ -76,7 +90,7 @@ export async function buildDebianRootfs(dir: string, log: (line: string) => void
   await mkdir(join(dir, 'var/cache/apt/archives/partial'), { recursive: true });
   await rm(join(dir, 'var/lib/apt/lists'), { recursive: true, force: true });
   await mkdir(join(dir, 'var/lib/apt/lists/partial'), { recursive: true });
-  await mkdir(join(dir, 'workspace'), { recursive: true });
+  await makeMountPoints(dir);
 }
 
 function run(file: string, args: string[], log?: (line: string) => void): Promise<string> {
