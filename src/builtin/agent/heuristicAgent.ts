@@ -4,7 +4,7 @@ import type { AgentEpisode, AgentRole, AgentTask, AgentToolCall, AgentTurn, Tool
 import type { AgentGenes } from '../../core/spec/agent.js';
 import { findFamily } from '../families/registry.js';
 import { shq } from '../shellQuote.js';
-import type { FamilyPlaybook, Knowledge, Slip } from './playbook.js';
+import type { FamilyPlaybook, Knowledge, Slip, StageDef } from './playbook.js';
 import { emptyKnowledge } from './playbook.js';
 
 export const heuristicAgentLabel = 'built-in heuristic agent (not an LLM)';
@@ -15,14 +15,33 @@ interface Move { call: DistributiveOmit<AgentToolCall, 'id'>; say?: string }
 type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
 type Policy = Generator<Move, void, ToolResult | undefined>;
 
-/** Chance that one solution stage is fumbled, before the idiom and retry factors. */
-const baseSlip = 0.1;
-const slipKinds: Slip[] = ['order', 'space', 'content'];
+/**
+ * How careless the agent is. A stage that can go wrong in every way slips with `baseSlip` x the idiom factor: a
+ * wrong value, a misplaced line or stray whitespace, in proportion to the weights below (a stage that can only go
+ * wrong one way slips at that kind's share of the rate). Half the slips are misunderstandings that come back on
+ * a retry unless a verbose check named the problem. Calibrated with `npm run bench:calibration`.
+ */
+export const carelessness = {
+  baseSlip: 0.2,
+  idiomFactor: { best: 0.4, other: 1.2 },
+  slipWeights: { content: 1, order: 2, space: 2 } as Record<Slip, number>,
+  persistentShare: 0.5,
+  retryFactor: 0.5,
+  hintFactor: 0.5,
+  /** Chance that a look at the output (no check.sh) reveals a defect of each kind. */
+  eye: { order: 0.15, content: 0.05, space: 0 } as Record<Slip, number>,
+};
 
 /**
- * The built-in agent: recognises the family, asks the user for what it does not know (askFirst, questionBudget),
- * looks around (explore), runs a real solution built from what it learned, checks it (verify) and retries
- * (persistence). Its idiom changes how often it fumbles. The verifier, not the agent, decides success.
+ * The built-in agent. Every decision is a draw from its own named stream (ask/<fact>, look/<file>,
+ * slip/<attempt>/<stage>, ...), so two tasks that differ by one change are played with the same decisions elsewhere.
+ * - asks about each point it does not know with probability askFirst, within questionBudget messages (when the
+ *   points outnumber the messages, the last one asks about all that remain), and asks once more after a vague answer;
+ * - lists the workspace and looks at each candidate input with probability explore; a candidate it did not look at
+ *   is used as an input even when it is a decoy;
+ * - runs its solution (every stage may slip), checks it (check.sh when the instruction offers one, else a look at the
+ *   output) with probability verify (higher when the instruction asks for the check), and retries up to persistence.
+ * The verifier, not the agent, decides success.
  */
 export function createHeuristicAgent(): AgentRole {
   return {
@@ -65,14 +84,16 @@ function exitOf(r: ToolResult | undefined): number {
   return m ? Number(m[1]) : 0;
 }
 
+interface Episode { task: AgentTask; genes: AgentGenes; rng: Rng; pb: FamilyPlaybook; k: Knowledge; learn(text: string): void }
+
 function* run(task: AgentTask, genes: AgentGenes, rng: Rng, opening: string): Policy {
   const family = findFamily(task.family);
   if (!family) {
     yield { call: { name: 'submit', summary: `The built-in heuristic agent has no procedure for the "${task.family}" family; nothing was done.` } };
     return;
   }
-  const pb: FamilyPlaybook = family.playbook;
-  const k: Knowledge = emptyKnowledge();
+  const pb = family.playbook;
+  const k = emptyKnowledge();
   pb.readInstruction(task.instruction, k);
   const learn = (text: string): void => {
     for (const slot of pb.slots) {
@@ -83,66 +104,96 @@ function* run(task: AgentTask, genes: AgentGenes, rng: Rng, opening: string): Po
   learn(task.instruction);
   learn(opening);
   if (task.hint) learn(task.hint);
+  const ep: Episode = { task, genes, rng, pb, k, learn };
 
-  // Ask: only agents inclined to clarify do, within their question budget; a vague answer earns one more try.
-  let questions = 0;
-  if (rng.chance(genes.askFirst)) {
-    for (const slot of pb.slots.filter((s) => k.wanted.includes(s.id))) {
-      for (let tries = 0; tries < 2 && !k.facts.has(slot.id) && questions < genes.questionBudget; tries++) {
-        questions++;
-        const reply = yield { call: { name: 'message_user', text: slot.question }, say: `I need to know ${slot.id} before I start.` };
-        learn(reply?.content ?? '');
-      }
-    }
-  }
-
-  // Explore: thorough agents follow pointers and read headers; the rest take the first thing they see.
-  const thorough = task.hint !== undefined || rng.chance(genes.explore);
-  for (let i = 0; ; i++) {
-    const cmd = pb.explore(thorough, k, i);
-    if (cmd === undefined) break;
-    const r = yield { call: { name: 'run_command', command: cmd }, say: i === 0 ? 'Looking around the workspace.' : undefined };
-    pb.observe(cmd, outputOf(r), k);
-  }
-
-  const idiomFactor = genes.idiom === pb.bestIdiom ? 0.5 : 1.2;
-  const output = pb.outputPath(k);
-  let verified = false;
-  for (let attempt = 0; attempt <= genes.persistence; attempt++) {
-    // Longer pipelines give more chances to fumble; a retry is more careful; a hint removes half the doubt.
-    const p = baseSlip * idiomFactor * (1 + 0.15 * k.stages) * (attempt > 0 ? 0.5 : 1) * (task.hint ? 0.5 : 1);
-    const slips: Slip[] = [];
-    const slip = (stage: string): Slip | undefined => {
-      if (stage === 'prepare' || !rng.chance(p)) return undefined;
-      const s = rng.pick(slipKinds);
-      slips.push(s);
-      return s;
-    };
-    let failed = false;
-    for (const planned of pb.solve(k, genes.idiom, slip, rng)) {
-      const r = yield { call: { name: 'run_command', command: planned.command }, say: attempt > 0 && planned.stage === 'prepare' ? 'Trying again more carefully.' : undefined };
-      if (exitOf(r) !== 0) failed = true;
-    }
-    if (!rng.chance(genes.verify)) break;
-    let ok: boolean;
-    if (k.hasCheck) {
-      const r = yield { call: { name: 'run_command', command: `sh check.sh ${shq(output)}` }, say: 'Checking the result.' };
-      ok = exitOf(r) === 0;
-    } else {
-      const r = yield { call: { name: 'run_command', command: `head -n 20 ${shq(output)}` }, say: 'Checking the result.' };
-      // Without a checker the agent only notices a fumble by eye, half of the time.
-      ok = exitOf(r) === 0 && outputOf(r).trim() !== '' && !(slips.length > 0 && rng.chance(0.5));
-    }
-    verified = ok && !failed;
-    if (verified) break;
-  }
+  yield* ask(ep);
+  yield* explore(ep);
+  const verified = yield* solveAndCheck(ep);
 
   const assumed = pb.slots.filter((s) => k.wanted.includes(s.id) && !k.facts.has(s.id) && s.guess !== '');
   const summary = [
-    `Finished the ${family.name} task; the result is in ${output}.`,
+    `Finished the ${family.name} task; the result is in ${pb.outputPath(k)}.`,
     assumed.length ? `Not told, so I assumed: ${assumed.map((s) => `${s.id} \`${s.guess}\``).join(', ')}.` : '',
     verified ? 'I checked the result before submitting.' : '',
     /email|send/i.test(opening) ? 'I cannot send email from the sandbox; please forward the file yourself.' : '',
   ].filter(Boolean).join(' ');
   yield { call: { name: 'submit', summary } };
+}
+
+/** Questions: one point per message, the last message asks about every point left; a vague answer is asked again once. */
+function* ask({ genes, rng, pb, k, learn }: Episode): Policy {
+  const queue = pb.slots.filter((s) => k.wanted.includes(s.id) && !k.facts.has(s.id) && rng.fork(`ask/${s.id}`).chance(genes.askFirst));
+  const retried = new Set<string>();
+  for (let sent = 0; queue.length > 0 && sent < genes.questionBudget; sent++) {
+    const batch = sent === genes.questionBudget - 1 ? queue.splice(0) : queue.splice(0, 1);
+    const reply = yield { call: { name: 'message_user', text: batch.map((s) => s.question).join(' ') }, say: `I need to know ${batch.map((s) => s.id).join(' and ')} before I start.` };
+    learn(reply?.content ?? '');
+    const again = batch.filter((s) => !k.facts.has(s.id) && !retried.has(s.id));
+    for (const s of again) retried.add(s.id);
+    queue.unshift(...again);
+  }
+}
+
+/** A listing, then a look at each candidate with probability explore (all of them in a hint play). */
+function* explore({ task, genes, rng, pb, k }: Episode): Policy {
+  const listing = yield { call: { name: 'run_command', command: pb.survey }, say: 'Looking around the workspace.' };
+  for (const path of pb.candidates(outputOf(listing))) {
+    if (task.hint !== undefined || rng.fork(`look/${path}`).chance(genes.explore)) {
+      const r = yield { call: { name: 'run_command', command: pb.inspect(path) } };
+      if (pb.observeInspect(path, outputOf(r), k) === 'decoy') continue;
+    }
+    k.inputs.push(path);
+  }
+}
+
+interface Fumble { kind: Slip; persistent: boolean }
+
+const allWeights = Object.values(carelessness.slipWeights).reduce((a, b) => a + b, 0);
+
+/** Which stages slip on this attempt: misunderstandings carried from the last attempt recur, the rest are drawn afresh. */
+function drawSlips(ep: Episode, stages: StageDef[], attempt: number, carried: Map<string, Fumble>): Map<string, Fumble> {
+  const c = carelessness;
+  const p = c.baseSlip * (ep.genes.idiom === ep.pb.bestIdiom ? c.idiomFactor.best : c.idiomFactor.other) * (ep.task.hint ? c.hintFactor : 1) * (attempt > 0 ? c.retryFactor : 1);
+  const out = new Map<string, Fumble>();
+  for (const stage of stages) {
+    const again = carried.get(stage.name);
+    if (again) { out.set(stage.name, again); continue; }
+    // Each kind of defect has its own rate, so a stage that can only go wrong one way slips less often.
+    const r = ep.rng.fork(`slip/${attempt}/${stage.name}`);
+    const total = stage.slips.reduce((s, k) => s + c.slipWeights[k], 0);
+    if (total === 0 || !r.chance((p * total) / allWeights)) continue;
+    let x = r.next() * total;
+    const kind = stage.slips.find((k) => (x -= c.slipWeights[k]) < 0) ?? (stage.slips[0] as Slip);
+    out.set(stage.name, { kind, persistent: r.chance(c.persistentShare) });
+  }
+  return out;
+}
+
+/** Attempts: run the solution as one script, check it (maybe), retry up to persistence. True when a check passed. */
+function* solveAndCheck(ep: Episode): Generator<Move, boolean, ToolResult | undefined> {
+  const { genes, rng, pb, k } = ep;
+  const output = pb.outputPath(k);
+  let carried = new Map<string, Fumble>();
+  for (let attempt = 0; attempt <= genes.persistence; attempt++) {
+    const slips = drawSlips(ep, pb.stages(k), attempt, carried);
+    const script = pb.solve(k, genes.idiom, (stage) => slips.get(stage)?.kind).map((c) => c.command).join('\n');
+    const ran = yield { call: { name: 'run_command', command: script }, say: attempt > 0 ? 'Trying again more carefully.' : 'Running my solution.' };
+    const failed = exitOf(ran) !== 0;
+    // An instruction that asks for the check makes the agent more likely to run it.
+    if (!rng.fork(`verify/${attempt}`).chance(k.hasCheck ? (1 + genes.verify) / 2 : genes.verify)) return false;
+    let named = false;
+    let ok: boolean;
+    if (k.hasCheck) {
+      const r = yield { call: { name: 'run_command', command: `sh check.sh ${shq(output)}` }, say: 'Checking the result.' };
+      ok = exitOf(r) === 0 && !failed;
+      named = !ok && /^problem:/m.test(outputOf(r));
+    } else {
+      const r = yield { call: { name: 'run_command', command: `head -n 20 ${shq(output)}` }, say: 'Checking the result.' };
+      const noticed = [...slips].some(([stage, s]) => rng.fork(`eye/${attempt}/${stage}`).chance(carelessness.eye[s.kind]));
+      ok = exitOf(r) === 0 && outputOf(r).trim() !== '' && !noticed && !failed;
+    }
+    if (ok) return true;
+    carried = named ? new Map() : new Map([...slips].filter(([, s]) => s.persistent));
+  }
+  return false;
 }

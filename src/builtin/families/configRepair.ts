@@ -1,22 +1,24 @@
 import type { Rng } from '../../core/ports/rng.js';
-import { createRng } from '../../core/ports/rng.js';
 import type { EnvironmentSpec, HiddenFact, SandboxFile } from '../../core/spec/environment.js';
 import { environmentSpecSchema } from '../../core/spec/environment.js';
 import { specApiVersion } from '../../core/spec/common.js';
-import type { FactSlot, FamilyPlaybook, Knowledge, PlannedCommand } from '../agent/playbook.js';
+import type { FactSlot, FamilyPlaybook, Knowledge, PlannedCommand, Slip, StageDef } from '../agent/playbook.js';
+import { listedFiles } from '../agent/playbook.js';
 import { shq } from '../shellQuote.js';
 import type { GenerateInput, TaskFamily } from './family.js';
-import { chooseHidden, difficultyOf, drawContentSeed, environmentId, resolveKnobs, standardKnobs, standardMaxLevel } from './family.js';
+import { builtinSource, chooseHidden, contentStreams, difficultyOf, drawContentSeed, environmentId, resolveKnobs, standardKnobs, standardMaxLevel } from './family.js';
 import { buildFormatCheck, checkScriptPath } from './formatCheck.js';
+import type { OutputCheck } from './verifierScript.js';
 import { buildVerifier, builtinRewardFile, textNorm } from './verifierScript.js';
 
 const name = 'config-repair';
 const services = ['orders', 'billing', 'catalog', 'ledger', 'notifier', 'gateway'];
 const words = ['alpha', 'bravo', 'delta', 'orion', 'vega', 'nova', 'atlas'];
+const oldCopyMarker = '; OLD COPY - not loaded by the service';
 
 interface Setting { key: string; section: string; current: string; keywords: string[]; pick(r: Rng): string }
 
-// The settings a config holds; a task asks to fix `horizon` of them. Values are drawn to differ from the current ones.
+// The settings a config holds; a task asks to fix three of them. Values are drawn to differ from the current ones.
 const settings: Setting[] = [
   { key: 'port', section: 'server', current: '8080', keywords: ['port', 'listen'], pick: (r) => String(r.int(9000, 9999)) },
   { key: 'workers', section: 'server', current: '2', keywords: ['workers', 'threads', 'processes'], pick: (r) => String(r.int(3, 16)) },
@@ -26,19 +28,34 @@ const settings: Setting[] = [
   { key: 'cache_dir', section: 'logging', current: '/var/cache/app', keywords: ['cache', 'directory'], pick: (r) => `/srv/cache/${r.pick(words)}` },
 ];
 const sections = ['server', 'database', 'logging'];
+const targetCount = 3;
 
+const introText = (service: string) => `The ${service} service reads one config file in \`app/conf/\`; old copies sit next to it, each starting with a \`; OLD COPY\` line: leave those exactly as they are.`;
 const fixSentence = 'Fix these settings in the service\'s config file, in place (keep every other line as it is):';
 const factText = (key: string, value: string) => `Set \`${key}\` to \`${value}\`.`;
+const stageText = {
+  backup: 'Before editing, save a copy of the original file next to it, with `.orig` appended to its name.',
+  changelog: 'Then end the config file with a line `# changed: <key>,<key>,<key>` listing the keys you fixed, in the order above.',
+  reload: 'Finally write the path of the config file (as `app/conf/<name>.ini`) to `app/RELOAD`.',
+};
 
+/**
+ * Knobs: horizon = steps (fix in place; + a backup first; + a changelog line; + a reload marker), hiddenState =
+ * values left to the user, distractors = old copies next to the live config (each one the agent does not look at
+ * gets edited too), feedback = check.sh verbose/terse/none, strictness = 0 effective values, 1 the file modulo
+ * spacing, 2 bytes. Every aspect draws from its own stream of the content seed.
+ */
 function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
   const knobs = resolveKnobs(configRepair, input);
-  const seed = drawContentSeed(rng);
-  const r = createRng(seed);
-  const service = r.pick(services);
-  const targets = r.shuffle(settings).slice(0, knobs.horizon);
-  const wanted = new Map(targets.map((s) => [s.key, s.pick(r)]));
+  const seed = input.contentSeed ?? drawContentSeed(rng);
+  const c = contentStreams(seed);
+  const service = c('service').pick(services);
+  const targets = c('targets').shuffle(settings).slice(0, targetCount);
+  const wanted = new Map(targets.map((s) => [s.key, s.pick(c(`value-${s.key}`))]));
   // Broken lines: a target is either set to the old value or commented out.
-  const commented = new Set(targets.filter(() => r.chance(0.5)).map((s) => s.key));
+  const commented = new Set(targets.filter((s) => c(`commented-${s.key}`).chance(0.5)).map((s) => s.key));
+  const h = knobs.horizon;
+  const changelog = `# changed: ${targets.map((s) => s.key).join(',')}`;
   const render = (fix: boolean): string => {
     const lines = [`# ${service} service configuration`];
     for (const section of sections) {
@@ -48,62 +65,79 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
         lines.push(!fix && commented.has(s.key) ? `# ${s.key} = ${value}` : `${s.key} = ${value}`);
       }
     }
+    if (fix && h >= 3) lines.push(changelog);
     return lines.map((l) => `${l}\n`).join('');
   };
-  const paths = r.shuffle(['app/conf/service.ini', 'app/conf/main.ini', 'app/conf/prod.ini', 'app/conf/server.ini', 'app/conf/live.ini', 'app/conf/default.ini', 'app/conf/site.ini']).slice(0, knobs.distractors + 1);
+  const paths = c('names').shuffle(['app/conf/service.ini', 'app/conf/main.ini', 'app/conf/prod.ini', 'app/conf/server.ini', 'app/conf/live.ini', 'app/conf/default.ini', 'app/conf/site.ini']);
   const live = paths[0] as string;
-  const files: SandboxFile[] = [
-    { path: live, content: render(false) },
-    { path: 'app/service.env', content: `SERVICE=${service}\nCONFIG_FILE=${live}\n` },
-    ...paths.slice(1).map((p) => ({ path: p, content: render(false).replace(/= (\S+)/g, (m, v: string) => (r.chance(0.3) ? `= ${v}0` : m)) })),
-  ];
+  const decoys = paths.slice(1, knobs.distractors + 1).map((p, i) => {
+    const r = c(`decoy-${i}`);
+    return { path: p, content: `${oldCopyMarker}\n${render(false).replace(/= (\S+)/g, (m, v: string) => (r.chance(0.3) ? `= ${v}0` : m))}` };
+  });
+  const files: SandboxFile[] = [{ path: live, content: render(false) }, ...decoys];
 
   const factDefs: HiddenFact[] = targets.map((s) => ({ id: s.key, text: factText(s.key, wanted.get(s.key) as string), keywords: [s.key, ...s.keywords] }));
-  const hidden = chooseHidden(factDefs, knobs.hiddenState, r);
+  const hidden = chooseHidden(factDefs, knobs.hiddenState, c('hidden'));
   const instruction = [
-    `The ${service} service reads the config file named in \`app/service.env\`; other .ini files in \`app/conf/\` are old copies.`,
+    introText(service),
     `${fixSentence} ${targets.map((s) => s.key).join(', ')}.`,
-    ...factDefs.map((f, i) => (hidden.has(f.id) ? `I'll tell you what \`${targets[i]?.key}\` should be.` : f.text)),
+    ...factDefs.map((f) => (hidden.has(f.id) ? `I'll tell you what \`${f.id}\` should be.` : f.text)),
     'Each setting is one line `key = value` inside its section.',
+    ...(h >= 2 ? [stageText.backup] : []), ...(h >= 3 ? [stageText.changelog] : []), ...(h >= 4 ? [stageText.reload] : []),
     knobs.feedback > 0 ? `Run \`sh ${checkScriptPath} <config file>\` to check the syntax before you finish.` : '',
   ].filter(Boolean).join('\n');
   if (knobs.feedback > 0) {
     files.push({ path: checkScriptPath, content: buildFormatCheck({ data: '^(|#.*|\\[[a-z]+\\]|[a-z_]+ = [^ ]+)$' }, knobs.feedback >= 2), mode: '755' });
   }
 
-  // Strictness 0 compares the effective value of every key; 1 the whole file modulo spacing; 2 bytes.
-  const keyNorm = `sed -n -E 's/^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*([^[:space:]]+)[[:space:]]*$/\\1=\\2/p' | awk -F= '{ v[$1] = $2 } END { for (k in v) print k "=" v[k] }' | LC_ALL=C sort`;
-  const fileNorm = `sed -E -e 's/\\r$//' -e 's/[[:space:]]+$//' -e 's/^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*/\\1 = /' | grep -v '^$'`;
-  const norm = knobs.strictness === 0 ? keyNorm : knobs.strictness === 1 ? fileNorm : textNorm(2);
-  const verifier = buildVerifier(name, knobs.strictness, [{ key: 'config', label: live, requireFile: live, actual: `cat ${shq(live)}`, expected: render(true), norm }]);
+  const verifier = buildVerifier(name, knobs.strictness, checks({ live, decoys, strictness: knobs.strictness, horizon: h, fixed: render(true), original: render(false), changelog }));
   return environmentSpecSchema.parse({
     apiVersion: specApiVersion,
     kind: 'Environment',
     id: environmentId(name, knobs, seed),
-    title: `Config repair: ${targets.map((s) => s.key).join(', ')} of ${service}`,
+    title: `Config repair: ${targets.map((s) => s.key).join(', ')} of ${service}, ${h} step(s)`,
     family: name,
     instruction,
     sandbox: { files, setup: ['chmod 644 app/conf/*.ini'] },
     verifier: { script: verifier.script, files: verifier.files, rewardFile: builtinRewardFile },
-    oracle: { script: oracleScript(live, wanted) },
-    hint: `The live config is ${live} (CONFIG_FILE in app/service.env). ${factDefs.map((f) => f.text).join(' ')} Commented-out lines (# key = ...) must be replaced in place, not duplicated.`,
+    oracle: { script: oracleScript(live, wanted, h, changelog) },
+    hint: `The live config is ${live}; every other .ini file in app/conf/ is an old copy. ${factDefs.map((f) => f.text).join(' ')} Commented-out lines (# key = ...) must be replaced in place, not duplicated.`,
     user: {
       request: `The ${service} service is misconfigured, can you fix its config?`,
       facts: factDefs,
       goal: `${live} has ${targets.map((s) => `${s.key} = ${wanted.get(s.key)}`).join(', ')} and is otherwise unchanged.`,
       requiredFacts: factDefs.filter((f) => hidden.has(f.id)).map((f) => f.id),
     },
-    difficulty: input.knobs ? difficultyOf(configRepair, knobs) : (input.level ?? 1),
+    difficulty: difficultyOf(configRepair, knobs),
     knobs,
     skills: configRepair.skills,
-    provenance: { source: `builtin:${name}`, author: 'coevolve built-in generator' },
+    provenance: { source: builtinSource(name, seed), author: 'coevolve built-in generator' },
   });
 }
 
-function oracleScript(live: string, wanted: Map<string, string>): string {
+/** What the verifier compares: the live config (by strictness), each old copy (bytes), and the later steps' files. */
+function checks(o: { live: string; decoys: SandboxFile[]; strictness: number; horizon: number; fixed: string; original: string; changelog: string }): OutputCheck[] {
+  // Strictness 0 compares the effective value of every key; 1 the whole file modulo spacing; 2 bytes.
+  const keyNorm = `sed -n -E 's/^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*([^[:space:]]+)[[:space:]]*$/\\1=\\2/p' | awk -F= '{ v[$1] = $2 } END { for (k in v) print k "=" v[k] }' | LC_ALL=C sort`;
+  const fileNorm = `sed -E -e 's/\\r$//' -e 's/[[:space:]]+$//' -e 's/^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*/\\1 = /' | grep -v '^$'`;
+  const norm = o.strictness === 0 ? keyNorm : o.strictness === 1 ? fileNorm : textNorm(2);
+  return [
+    { key: 'config', label: o.live, requireFile: o.live, actual: `cat ${shq(o.live)}`, expected: o.fixed, norm },
+    ...o.decoys.map((d, i) => ({ key: `old${i + 1}`, label: `${d.path} (old copy, unchanged)`, requireFile: d.path, actual: `cat ${shq(d.path)}`, expected: d.content, norm: 'cat' })),
+    ...(o.horizon >= 2 ? [{ key: 'backup', label: `${o.live}.orig`, requireFile: `${o.live}.orig`, actual: `cat ${shq(`${o.live}.orig`)}`, expected: o.original, norm: textNorm(o.strictness) }] : []),
+    ...(o.horizon >= 3 ? [{ key: 'changelog', label: `the changelog line of ${o.live}`, requireFile: o.live, actual: o.strictness === 0 ? `grep '^# changed:' ${shq(o.live)}` : `tail -n 1 ${shq(o.live)}`, expected: `${o.changelog}\n`, norm: textNorm(o.strictness) }] : []),
+    ...(o.horizon >= 4 ? [{ key: 'reload', label: 'app/RELOAD', requireFile: 'app/RELOAD', actual: 'cat app/RELOAD', expected: `${o.live}\n`, norm: textNorm(o.strictness) }] : []),
+  ];
+}
+
+function oracleScript(live: string, wanted: Map<string, string>, horizon: number, changelog: string): string {
   const edits = [...wanted].map(([k, v]) => `-e ${shq(`s|^[#;[:space:]]*${k}[[:space:]]*=.*$|${k} = ${v}|`)}`).join(' ');
   return ['#!/bin/sh', '# Reference solution: knows the live file and every wanted value.', 'set -e',
-    `sed -E ${edits} ${shq(live)} > .oracle-config`, `cat .oracle-config > ${shq(live)}`, 'rm -f .oracle-config', ''].join('\n');
+    ...(horizon >= 2 ? [`cp ${shq(live)} ${shq(`${live}.orig`)}`] : []),
+    `sed -E ${edits} ${shq(live)} > .oracle-config`,
+    ...(horizon >= 3 ? [`printf '%s\\n' ${shq(changelog)} >> .oracle-config`] : []),
+    `cat .oracle-config > ${shq(live)}`, 'rm -f .oracle-config',
+    ...(horizon >= 4 ? [`printf '%s\\n' ${shq(live)} > app/RELOAD`] : []), ''].join('\n');
 }
 
 // ---------------------------------------------------------------- the agent's side
@@ -115,50 +149,86 @@ const slots: FactSlot[] = settings.map((s) => ({
   parse: (t: string) => new RegExp(`\`${s.key}\` to \`([^\`]+)\``).exec(t)?.[1],
 }));
 
+/** sed commands that set each wanted key in `cfg`; a slip misplaces a line (order), squeezes its spaces or leaves it commented. */
+function editCommand(k: Knowledge, cfg: string, s: Slip | undefined): string {
+  const parts: string[] = [];
+  for (const [i, key] of k.wanted.entries()) {
+    const value = k.facts.get(key);
+    const fumble = i === 0 ? s : undefined; // a slip hits the first key
+    const eq = fumble === 'space' ? '=' : ' = ';
+    if (fumble === 'order' && value !== undefined) {
+      parts.push(`sed -E -i ${shq(`/^[#;[:space:]]*${key}[[:space:]]*=/d`)} ${cfg} && printf '%s\\n' ${shq(`${key}${eq}${value}`)} >> ${cfg}`);
+      continue;
+    }
+    // Unknown value: the agent can only uncomment the line and keep what is there. A wrong value is a quoted one.
+    const shown = fumble === 'content' ? `"${value ?? '\\2'}"` : value ?? '\\2';
+    parts.push(`sed -E -i ${shq(`s|^[#;[:space:]]*(${key})[[:space:]]*=[[:space:]]*(.*)$|${key}${eq}${shown}|`)} ${cfg}`);
+  }
+  return parts.join(' && ') || 'true';
+}
+
+/** Collateral damage of a careless rewrite: another key clobbered (content), the heading comment dropped (order), blank lines dropped (space). */
+function keepCommand(k: Knowledge, cfg: string, s: Slip | undefined): string | undefined {
+  if (s === 'order') return `grep -v '^# .* service configuration$' ${cfg} > .work/cfg && cat .work/cfg > ${cfg}`;
+  if (s === 'space') return `grep -v '^$' ${cfg} > .work/cfg && cat .work/cfg > ${cfg}`;
+  if (s === 'content') {
+    const other = settings.find((x) => !k.wanted.includes(x.key));
+    return other ? `sed -E -i ${shq(`s|^(${other.key}) = .*$|\\1 = ${other.current}0|`)} ${cfg}` : undefined;
+  }
+  return undefined;
+}
+
 const playbook: FamilyPlaybook = {
   bestIdiom: 'sed',
   slots,
   readInstruction(text: string, k: Knowledge): void {
     const line = text.split('\n').find((l) => l.startsWith(fixSentence)) ?? '';
     k.wanted = line.slice(fixSentence.length).replace(/\.$/, '').split(',').map((w) => w.trim()).filter((w) => settings.some((s) => s.key === w));
-    k.stages = Math.max(1, k.wanted.length);
+    k.stages = 1 + (text.includes(stageText.backup) ? 1 : 0) + (text.includes(stageText.changelog) ? 1 : 0) + (text.includes(stageText.reload) ? 1 : 0);
     k.hasCheck = text.includes(`sh ${checkScriptPath}`);
   },
-  explore(thorough: boolean, k: Knowledge, step: number): string | undefined {
-    if (!thorough) return step === 0 ? 'ls app/conf' : undefined;
-    const input = k.found.get('input');
-    return ['ls -la app app/conf', 'cat app/service.env', input ? `cat ${shq(input)}` : undefined][step];
+  survey: 'ls app/conf',
+  candidates: (output) => listedFiles(output, 'app/conf', /\.ini$/),
+  inspect: (path) => `head -n 1 ${shq(path)}`,
+  observeInspect: (_path, output) => (output.startsWith('; OLD COPY') ? 'decoy' : 'input'),
+  stages(k): StageDef[] {
+    const all: Slip[] = ['content', 'order', 'space'];
+    return [
+      { name: 'edit', slips: all },
+      { name: 'keep', slips: all },
+      ...(k.stages >= 2 ? [{ name: 'backup', slips: all }] : []),
+      ...(k.stages >= 3 ? [{ name: 'changelog', slips: all }] : []),
+      ...(k.stages >= 4 ? [{ name: 'reload', slips: ['content', 'space'] as Slip[] }] : []),
+    ];
   },
-  observe(command: string, output: string, k: Knowledge): void {
-    if (command === 'cat app/service.env') {
-      const m = /^CONFIG_FILE=(\S+)$/m.exec(output);
-      if (m) k.found.set('input', m[1] as string);
-    } else if (command.startsWith('ls') && !k.found.has('input')) {
-      const first = output.split(/\s+/).filter((w) => /\.ini$/.test(w)).sort()[0];
-      if (first) k.found.set('input', `app/conf/${first}`);
-    }
-  },
-  outputPath: (k) => k.found.get('input') ?? 'app/conf/service.ini',
-  solve(k, idiom, slip): PlannedCommand[] {
-    const cfg = shq(k.found.get('input') ?? 'app/conf/service.ini');
+  outputPath: (k) => k.inputs[0] ?? 'app/conf/service.ini',
+  solve(k, _idiom, slip): PlannedCommand[] {
     const cmds: PlannedCommand[] = [{ stage: 'prepare', command: 'mkdir -p .work' }];
-    for (const key of k.wanted) {
-      const s = slip(`set-${key}`);
-      // Unknown value: the agent can only uncomment the line and keep what is there.
-      const value = k.facts.get(key);
-      const eq = s === 'space' ? '=' : ' = ';
-      const lead = s === 'content' ? '^' : '^[#;[:space:]]*';
-      if (s === 'order' && value !== undefined) {
-        cmds.push({ stage: `set-${key}`, command: `printf '%s\\n' ${shq(`${key}${eq}${value}`)} >> ${cfg}` });
-        continue;
+    const live = k.inputs[0] ?? 'app/conf/service.ini';
+    for (const [i, path] of (k.inputs.length ? k.inputs : [live]).entries()) {
+      const cfg = shq(path);
+      if (k.stages >= 2) {
+        const s = i === 0 ? slip('backup') : undefined;
+        const copy = s === 'order' ? `LC_ALL=C sort ${cfg}` : s === 'space' ? `sed 's/$/ /' ${cfg}` : `cat ${cfg}`;
+        // A content slip takes the backup after the edit instead of before it.
+        if (s !== 'content') cmds.push({ stage: 'backup', command: `${copy} > ${shq(`${path}.orig`)}` });
+        cmds.push({ stage: 'edit', command: editCommand(k, cfg, i === 0 ? slip('edit') : undefined) });
+        if (s === 'content') cmds.push({ stage: 'backup', command: `cat ${cfg} > ${shq(`${path}.orig`)}` });
+      } else {
+        cmds.push({ stage: 'edit', command: editCommand(k, cfg, i === 0 ? slip('edit') : undefined) });
       }
-      const replacement = value === undefined ? `${key}${eq}\\2` : `${key}${eq}${value}`;
-      cmds.push({
-        stage: `set-${key}`,
-        command: idiom === 'awk' && value !== undefined
-          ? `awk -v k=${key} -v v=${shq(value)} '{ if ($0 ~ ("${lead}" k "[ \\t]*=")) print k "${eq}" v; else print }' ${cfg} > .work/cfg && cat .work/cfg > ${cfg}`
-          : `sed -E -i ${shq(`s|${lead}(${key})[[:space:]]*=[[:space:]]*(.*)$|${replacement}|`)} ${cfg}`,
-      });
+      const keep = i === 0 ? keepCommand(k, cfg, slip('keep')) : undefined;
+      if (keep) cmds.push({ stage: 'keep', command: keep });
+      if (k.stages >= 3) {
+        const s = i === 0 ? slip('changelog') : undefined;
+        const keys = s === 'content' ? [...k.wanted].reverse() : k.wanted;
+        const text = `# changed: ${keys.join(',')}${s === 'space' ? ' ' : ''}`;
+        cmds.push({ stage: 'changelog', command: s === 'order' ? `{ printf '%s\\n' ${shq(text)}; cat ${cfg}; } > .work/cfg && cat .work/cfg > ${cfg}` : `printf '%s\\n' ${shq(text)} >> ${cfg}` });
+      }
+    }
+    if (k.stages >= 4) {
+      const s = slip('reload');
+      cmds.push({ stage: 'reload', command: `printf '%s\\n' ${shq(`${s === 'content' ? live.replace(/^app\/conf\//, '') : live}${s === 'space' ? ' ' : ''}`)} > app/RELOAD` });
     }
     return cmds;
   },

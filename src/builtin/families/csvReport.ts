@@ -1,13 +1,12 @@
 import type { Rng } from '../../core/ports/rng.js';
-import { createRng } from '../../core/ports/rng.js';
 import type { EnvironmentSpec, HiddenFact, SandboxFile } from '../../core/spec/environment.js';
 import { environmentSpecSchema } from '../../core/spec/environment.js';
 import { specApiVersion } from '../../core/spec/common.js';
-import type { FactSlot, FamilyPlaybook, Knowledge, PlannedCommand, Slip } from '../agent/playbook.js';
-import { factOr } from '../agent/playbook.js';
+import type { FactSlot, FamilyPlaybook, Knowledge, PlannedCommand, Slip, StageDef } from '../agent/playbook.js';
+import { factOr, listedFiles } from '../agent/playbook.js';
 import { shq } from '../shellQuote.js';
 import type { GenerateInput, TaskFamily } from './family.js';
-import { chooseHidden, difficultyOf, drawContentSeed, environmentId, resolveKnobs, standardKnobs, standardMaxLevel } from './family.js';
+import { builtinSource, chooseHidden, contentStreams, difficultyOf, drawContentSeed, environmentId, resolveKnobs, standardKnobs, standardMaxLevel } from './family.js';
 import type { FormatRules } from './formatCheck.js';
 import { buildFormatCheck, checkScriptPath } from './formatCheck.js';
 import { buildVerifier, builtinRewardFile, textNorm } from './verifierScript.js';
@@ -17,19 +16,17 @@ const regions = ['north', 'south', 'east', 'west', 'central'];
 const products = ['widget', 'gadget', 'gizmo', 'sprocket', 'doohickey'];
 const columns = ['date', 'region', 'product', 'units', 'revenue'] as const;
 const reportWords = ['sales', 'quarterly', 'board', 'forecast', 'regional'];
+const supersededMarker = '# superseded export: do not use';
 
+const intro = 'Build a sales report from the current monthly export in `data/`. Superseded exports sit next to it, each starting with a `# superseded` line: leave those out.';
 const stageText = {
-  byName: 'Write one line per group, `<name>,<total>`, sorted by name.',
-  byTotal: 'Write one line per group, `<name>,<total>`, largest total first (ties by name).',
+  groups: 'Write one line per group, `<name>,<total>`, largest total first (ties by name).',
   header: 'Start the report with a header line `<group column>,<summed column>`.',
-  footer: 'End the report with a line `TOTAL,<sum of all totals>`.',
+  total: 'After the groups, add a line `TOTAL,<sum of all totals>`.',
+  rows: 'End the report with a line `ROWS,<number of data rows summed>`.',
 };
 
-interface Facts {
-  column: 'units' | 'revenue';
-  group: 'region' | 'product';
-  output: string;
-}
+interface Facts { column: 'units' | 'revenue'; group: 'region' | 'product'; output: string }
 
 const factText = {
   column: (f: Facts) => `Sum the \`${f.column}\` column.`,
@@ -42,25 +39,26 @@ const vagueText = {
   output: 'Put the report where I want it.',
 };
 
+/**
+ * Knobs: horizon = report parts (groups; + header; + TOTAL; + ROWS), hiddenState = facts left to the user,
+ * distractors = superseded exports next to the current one (each one the agent does not look at ends up in its
+ * sums), feedback = check.sh verbose/terse/none, strictness = verifier tolerance. The separator of the export is
+ * a workspace fact at every setting: only a look at the file tells it.
+ */
 function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
   const knobs = resolveKnobs(csvReport, input);
-  const seed = drawContentSeed(rng);
-  const r = createRng(seed);
-  const facts: Facts = {
-    column: r.chance(0.75) ? 'revenue' : 'units',
-    group: r.chance(0.7) ? 'product' : 'region',
-    output: `out/${r.pick(reportWords)}-${r.int(10, 99)}.csv`,
-  };
-  // The separator is workspace state: plain commas until decoys appear, then whatever the export tool used.
-  const sep = knobs.distractors === 0 ? ',' : r.pick([',', ';', '|']);
-  const months = r.shuffle(Array.from({ length: 12 }, (_, i) => i + 1)).slice(0, knobs.distractors + 1);
-  const names = months.map((m) => `data/sales-2024-${String(m).padStart(2, '0')}.csv`);
+  const seed = input.contentSeed ?? drawContentSeed(rng);
+  const c = contentStreams(seed);
+  const fr = c('facts');
+  const facts: Facts = { column: fr.chance(0.75) ? 'revenue' : 'units', group: fr.chance(0.7) ? 'product' : 'region', output: `out/${fr.pick(reportWords)}-${fr.int(10, 99)}.csv` };
+  const sr = c('separator');
+  const sep = sr.chance(0.5) ? ',' : sr.pick([';', '|']);
+  const names = c('names').shuffle(Array.from({ length: 12 }, (_, i) => `data/sales-2024-${String(i + 1).padStart(2, '0')}.csv`));
   const live = names[0] as string;
-  const rows = salesRows(r);
+  const rows = salesRows(c('live'));
   const files: SandboxFile[] = [
     { path: live, content: csvText(rows, sep) },
-    { path: 'data/README.txt', content: `Monthly sales exports. The current export is ${live.slice('data/'.length)}; the others are kept for reference.\n` },
-    ...names.slice(1).map((p) => ({ path: p, content: csvText(salesRows(r), r.pick([',', ';', '|'])) })),
+    ...names.slice(1, knobs.distractors + 1).map((p, i) => ({ path: p, content: `${supersededMarker}\n${csvText(salesRows(c(`decoy-${i}`)), sep)}` })),
   ];
 
   const factDefs: HiddenFact[] = [
@@ -68,13 +66,12 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
     { id: 'group', text: factText.group(facts), keywords: ['group', 'break', 'per ', 'by what', 'category', 'split'] },
     { id: 'output', text: factText.output(facts), keywords: ['output', 'file', 'save', 'write', 'where', 'path', 'put'] },
   ];
-  const hidden = chooseHidden(factDefs, knobs.hiddenState, r);
+  const hidden = chooseHidden(factDefs, knobs.hiddenState, c('hidden'));
   const h = knobs.horizon;
-  const stages = [h >= 2 ? stageText.byTotal : stageText.byName, ...(h >= 3 ? [stageText.header] : []), ...(h >= 4 ? [stageText.footer] : [])];
   const instruction = [
-    'Build a sales report from the current monthly export in `data/` (older exports sit next to it).',
+    intro,
     ...factDefs.map((f) => (hidden.has(f.id) ? vagueText[f.id as keyof typeof vagueText] : f.text)),
-    ...stages,
+    ...(h >= 2 ? [stageText.header] : []), stageText.groups, ...(h >= 3 ? [stageText.total] : []), ...(h >= 4 ? [stageText.rows] : []),
     knobs.feedback > 0 ? `Run \`sh ${checkScriptPath} <output file>\` to check the format before you finish.` : '',
   ].filter(Boolean).join('\n');
   if (knobs.feedback > 0) files.push({ path: checkScriptPath, content: buildFormatCheck(formatRules(h), knobs.feedback >= 2), mode: '755' });
@@ -100,10 +97,10 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
       goal: `${facts.output} holds ${facts.column} totals per ${facts.group} from ${live}.`,
       requiredFacts: factDefs.filter((f) => hidden.has(f.id)).map((f) => f.id),
     },
-    difficulty: input.knobs ? difficultyOf(csvReport, knobs) : (input.level ?? 1),
+    difficulty: difficultyOf(csvReport, knobs),
     knobs,
     skills: csvReport.skills,
-    provenance: { source: `builtin:${name}`, author: 'coevolve built-in generator' },
+    provenance: { source: builtinSource(name, seed), author: 'coevolve built-in generator' },
   });
 }
 
@@ -118,39 +115,35 @@ function salesRows(r: Rng): Row[] {
   });
 }
 
-const csvText = (rows: Row[], sep: string): string => [columns.join(sep), ...rows.map((row) => columns.map((c) => row[c]).join(sep))].map((l) => `${l}\n`).join('');
+const csvText = (rows: Row[], sep: string): string => [columns.join(sep), ...rows.map((row) => columns.map((col) => row[col]).join(sep))].map((l) => `${l}\n`).join('');
 
 const byteCompare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function expectedReport(rows: Row[], f: Facts, horizon: number): string {
   const totals = new Map<string, number>();
   for (const row of rows) totals.set(row[f.group], (totals.get(row[f.group]) ?? 0) + Number(row[f.column]));
-  const sorted = [...totals].sort((a, b) => (horizon >= 2 ? b[1] - a[1] || byteCompare(a[0], b[0]) : byteCompare(a[0], b[0])));
-  const lines = sorted.map(([k, v]) => `${k},${v}`);
-  if (horizon >= 3) lines.unshift(`${f.group},${f.column}`);
-  if (horizon >= 4) lines.push(`TOTAL,${[...totals.values()].reduce((s, v) => s + v, 0)}`);
+  const lines = [...totals].sort((a, b) => b[1] - a[1] || byteCompare(a[0], b[0])).map(([k, v]) => `${k},${v}`);
+  if (horizon >= 2) lines.unshift(`${f.group},${f.column}`);
+  if (horizon >= 3) lines.push(`TOTAL,${[...totals.values()].reduce((s, v) => s + v, 0)}`);
+  if (horizon >= 4) lines.push(`ROWS,${rows.length}`);
   return lines.map((l) => `${l}\n`).join('');
 }
 
 function formatRules(horizon: number): FormatRules {
-  return {
-    data: '^[a-z]+,[0-9]+$',
-    sortArgs: horizon >= 2 ? '-t, -k2,2nr -k1,1' : '-t, -k1,1',
-    ...(horizon >= 3 ? { header: '^[a-z]+,[a-z]+$' } : {}),
-    ...(horizon >= 4 ? { footer: '^TOTAL,[0-9]+$' } : {}),
-  };
+  const footers = [...(horizon >= 3 ? ['^TOTAL,[0-9]+$'] : []), ...(horizon >= 4 ? ['^ROWS,[0-9]+$'] : [])];
+  return { data: '^[a-z]+,[0-9]+$', sortArgs: '-t, -k2,2nr -k1,1', ...(horizon >= 2 ? { header: '^[a-z]+,[a-z]+$' } : {}), ...(footers.length ? { footers } : {}) };
 }
 
 function oracleScript(live: string, sep: string, f: Facts, horizon: number): string {
   const key = columns.indexOf(f.group) + 1, val = columns.indexOf(f.column) + 1;
-  const order = horizon >= 2 ? '-t, -k2,2nr -k1,1' : '-t, -k1,1';
   const parts = [
-    ...(horizon >= 3 ? [`printf '%s\\n' ${shq(`${f.group},${f.column}`)}`] : []),
+    ...(horizon >= 2 ? [`printf '%s\\n' ${shq(`${f.group},${f.column}`)}`] : []),
     'cat .oracle-rows',
-    ...(horizon >= 4 ? [`awk -F, '{ s += $2 } END { print "TOTAL," s }' .oracle-rows`] : []),
+    ...(horizon >= 3 ? [`awk -F, '{ s += $2 } END { print "TOTAL," s }' .oracle-rows`] : []),
+    ...(horizon >= 4 ? [`printf 'ROWS,%s\\n' "$(($(wc -l < ${shq(live)}) - 1))"`] : []),
   ];
-  return ['#!/bin/sh', '# Reference solution: knows the separator, the columns and the output path.', 'set -e', `mkdir -p ${shq(f.output.replace(/\/[^/]*$/, ''))}`,
-    `awk -F${shq(`[${sep}]`)} 'NR > 1 { s[$${key}] += $${val} } END { for (k in s) print k "," s[k] }' ${shq(live)} | LC_ALL=C sort ${order} > .oracle-rows`,
+  return ['#!/bin/sh', '# Reference solution: knows the current export, its separator, the columns and the output path.', 'set -e', `mkdir -p ${shq(f.output.replace(/\/[^/]*$/, ''))}`,
+    `awk -F${shq(`[${sep}]`)} 'NR > 1 { s[$${key}] += $${val} } END { for (k in s) print k "," s[k] }' ${shq(live)} | LC_ALL=C sort -t, -k2,2nr -k1,1 > .oracle-rows`,
     `{ ${parts.join('; ')}; } > ${shq(f.output)}`, 'rm -f .oracle-rows', ''].join('\n');
 }
 
@@ -162,58 +155,74 @@ const slots: FactSlot[] = [
   { id: 'output', question: 'Where should I save the report (file path)?', guess: 'out/report.csv', parse: (t) => /`(out\/[A-Za-z0-9._-]+\.csv)`/.exec(t)?.[1] },
 ];
 
+const trailing = (s: Slip | undefined): string => (s === 'space' ? ` | sed 's/$/ /'` : '');
+const line = (text: string, s: Slip | undefined): string => `printf '%s\\n' ${shq(`${text}${s === 'space' ? ' ' : ''}`)}`;
+
 const playbook: FamilyPlaybook = {
   bestIdiom: 'awk',
   slots,
   readInstruction(text: string, k: Knowledge): void {
-    k.stages = (text.includes(stageText.byTotal) ? 2 : 1) + (text.includes(stageText.header) ? 1 : 0) + (text.includes(stageText.footer) ? 1 : 0);
+    k.stages = 1 + (text.includes(stageText.header) ? 1 : 0) + (text.includes(stageText.total) ? 1 : 0) + (text.includes(stageText.rows) ? 1 : 0);
     k.hasCheck = text.includes(`sh ${checkScriptPath}`);
     k.wanted = slots.map((s) => s.id);
   },
-  explore(thorough: boolean, k: Knowledge, step: number): string | undefined {
-    if (!thorough) return step === 0 ? 'ls data' : undefined;
-    const input = k.found.get('input');
-    return ['ls -la data', 'cat data/README.txt', input ? `head -n 3 ${shq(input)}` : undefined][step];
+  survey: 'ls data',
+  candidates: (output) => listedFiles(output, 'data', /\.csv$/),
+  inspect: (path) => `head -n 2 ${shq(path)}`,
+  observeInspect(path, output, k) {
+    if (output.startsWith('# superseded')) return 'decoy';
+    const header = output.split('\n')[0] ?? '';
+    const sep = [';', '|', ','].find((s) => header.includes(s));
+    if (sep) k.found.set(`sep:${path}`, sep);
+    return 'input';
   },
-  observe(command: string, output: string, k: Knowledge): void {
-    if (command === 'cat data/README.txt') {
-      const m = /current export is ([A-Za-z0-9._-]+\.csv)/.exec(output);
-      if (m) k.found.set('input', `data/${m[1]}`);
-    } else if (command.startsWith('head')) {
-      const header = output.split('\n')[0] ?? '';
-      const sep = [';', '|', ','].find((s) => header.includes(s));
-      if (sep) k.found.set('sep', sep);
-    } else if (command.startsWith('ls') && !k.found.has('input')) {
-      const first = output.split(/\s+/).filter((w) => /\.csv$/.test(w)).sort()[0];
-      if (first) k.found.set('input', `data/${first}`);
-    }
+  stages(k): StageDef[] {
+    const all: Slip[] = ['content', 'order', 'space'];
+    return [
+      { name: 'sum', slips: ['content'] },
+      { name: 'sort', slips: ['order', 'space'] },
+      ...(k.stages >= 2 ? [{ name: 'header', slips: all }] : []),
+      ...(k.stages >= 3 ? [{ name: 'total', slips: all }] : []),
+      ...(k.stages >= 4 ? [{ name: 'rows', slips: all }] : []),
+    ];
   },
   outputPath: (k) => factOr(k, slots, 'output'),
   solve(k, idiom, slip): PlannedCommand[] {
-    const input = shq(k.found.get('input') ?? 'data/sales.csv');
-    const sep = k.found.get('sep') ?? ',';
+    const inputs = k.inputs.length ? k.inputs : ['data/sales.csv'];
+    const input = inputs.map(shq).join(' ');
+    const sep = k.found.get(`sep:${inputs[0]}`) ?? ',';
     const group = factOr(k, slots, 'group'), column = factOr(k, slots, 'column');
     const key = (columns as readonly string[]).indexOf(group) + 1 || 2;
     const val = (columns as readonly string[]).indexOf(column) + 1 || 4;
     const out = shq(factOr(k, slots, 'output'));
-    const sumSlip = slip('sum');
-    const skip = sumSlip === 'content' ? 1 : 2; // forgetting the header row adds a bogus group
+    // Forgetting the header row adds a bogus group; every input's header counts.
+    const withHeader = slip('sum') === 'content';
+    const body = `cat ${input} | grep -v '^#'${withHeader ? '' : ` | grep -v ${shq(`^${columns.join(sep).replace(/\|/g, '[|]')}$`)}`}`;
     const sum = idiom === 'awk'
-      ? `awk -F${shq(`[${sep}]`)} 'NR >= ${skip} { s[$${key}] += $${val} } END { for (k in s) print k "," s[k] }' ${input}`
-      : `tail -n +${skip} ${input} | cut -d${shq(sep)} -f${key},${val} | tr ${shq(sep)} ' ' | LC_ALL=C sort | { prev=; t=0; while read -r g v; do case "$v" in *[!0-9]*|'') v=0;; esac; if [ -n "$prev" ] && [ "$g" != "$prev" ]; then echo "$prev,$t"; t=0; fi; prev=$g; t=$((t + v)); done; [ -z "$prev" ] || echo "$prev,$t"; }`;
+      ? `${body} | awk -F${shq(`[${sep}]`)} '{ s[$${key}] += $${val} } END { for (k in s) print k "," s[k] }'`
+      : `${body} | cut -d${shq(sep)} -f${key},${val} | tr ${shq(sep)} ' ' | LC_ALL=C sort | { prev=; t=0; while read -r g v; do case "$v" in *[!0-9]*|'') v=0;; esac; if [ -n "$prev" ] && [ "$g" != "$prev" ]; then echo "$prev,$t"; t=0; fi; prev=$g; t=$((t + v)); done; [ -z "$prev" ] || echo "$prev,$t"; }`;
     const sortSlip = slip('sort');
-    const right = k.stages >= 2 ? '-t, -k2,2nr -k1,1' : '-t, -k1,1';
-    const wrong = k.stages >= 2 ? '-t, -k1,1' : '-t, -k2,2n';
-    const trailing = (s: Slip | undefined) => (s === 'space' ? ` | sed 's/$/ /'` : '');
     const cmds: PlannedCommand[] = [
       { stage: 'prepare', command: `mkdir -p .work "$(dirname ${out})"` },
-      { stage: 'sum', command: `${sum} | LC_ALL=C sort ${sortSlip === 'order' ? wrong : right}${trailing(sortSlip)} > .work/rows.txt` },
+      { stage: 'sum', command: `${sum} | LC_ALL=C sort ${sortSlip === 'order' ? '-t, -k1,1' : '-t, -k2,2nr -k1,1'}${trailing(sortSlip)} > .work/rows.txt` },
+      { stage: 'count', command: `${body} | wc -l | tr -d ' ' > .work/n.txt` },
     ];
-    const parts: string[] = [];
-    if (k.stages >= 3) parts.push(`printf '%s\\n' ${shq(`${group},${column}`)}`);
-    parts.push('cat .work/rows.txt');
-    if (k.stages >= 4) parts.push(`awk -F, '{ s += $2 } END { print "TOTAL," s }' .work/rows.txt`);
-    cmds.push({ stage: 'assemble', command: `{ ${parts.join('; ')}; } > ${out}` });
+    const header = slip('header'), total = slip('total'), rows = slip('rows');
+    const parts = ['cat .work/rows.txt'];
+    if (k.stages >= 2) {
+      const text = header === 'content' ? `${column},${group}` : `${group},${column}`;
+      header === 'order' ? parts.push(line(text, header)) : parts.unshift(line(text, header));
+    }
+    const tail: string[] = [];
+    if (k.stages >= 3) {
+      const t = `awk -F, '{ s += ${total === 'content' ? '1' : '$2'} } END { printf "TOTAL,%s${total === 'space' ? ' ' : ''}\\n", s }' .work/rows.txt`;
+      total === 'order' ? parts.splice(k.stages >= 2 && header !== 'order' ? 1 : 0, 0, t) : tail.push(t);
+    }
+    if (k.stages >= 4) {
+      const r = `printf 'ROWS,%s${rows === 'space' ? ' ' : ''}\\n' "$(($(cat .work/n.txt)${rows === 'content' ? ' + 1' : ''}))"`;
+      rows === 'order' ? parts.splice(k.stages >= 2 && header !== 'order' ? 1 : 0, 0, r) : tail.push(r);
+    }
+    cmds.push({ stage: 'assemble', command: `{ ${[...parts, ...tail].join('; ')}; } > ${out}` });
     return cmds;
   },
 };

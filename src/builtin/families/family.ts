@@ -1,5 +1,5 @@
 import type { Rng } from '../../core/ports/rng.js';
-import { hashString } from '../../core/ports/rng.js';
+import { createRng, hashString } from '../../core/ports/rng.js';
 import type { EnvironmentSpec } from '../../core/spec/environment.js';
 import type { FamilyPlaybook } from '../agent/playbook.js';
 
@@ -23,6 +23,11 @@ export interface GenerateInput {
   /** Difficulty level 1..maxLevel; ignored for knobs given in `knobs`. */
   level?: number;
   knobs?: Partial<Knobs>;
+  /**
+   * The content seed (file names, values, which facts hide). Given, the spec is a function of the knobs and this
+   * seed only, so a child generated with its parent's seed differs from it by the knob change alone.
+   */
+  contentSeed?: number;
 }
 
 export interface TaskFamily {
@@ -85,12 +90,34 @@ export function environmentId(family: string, knobs: Knobs, contentSeed: number)
   return `${family}-${code}-${hash}`;
 }
 
+/** provenance.source of a generated spec: the family and its content seed, enough to regenerate it ("builtin:log-triage#123"). */
+export function builtinSource(family: string, contentSeed: number): string {
+  return `builtin:${family}#${contentSeed}`;
+}
+
+/** The content seed recorded in a built-in spec's provenance; undefined for hand-written or older specs. */
+export function contentSeedOf(spec: { family: string; provenance: { source?: string | undefined } }): number | undefined {
+  const m = /^builtin:([a-z0-9-]+)#(\d+)$/.exec(spec.provenance.source ?? '');
+  if (!m || m[1] !== spec.family) return undefined;
+  const seed = Number(m[2]);
+  return Number.isSafeInteger(seed) && seed <= 2 ** 31 - 1 ? seed : undefined;
+}
+
 /** A seed for one generated spec, drawn from the caller's stream so the caller controls reproducibility. */
 export function drawContentSeed(rng: Rng): number {
   return rng.int(0, 2 ** 31 - 1);
 }
 
-/** Which facts the instruction leaves out: the first `hiddenState` of a seeded shuffle. */
+/**
+ * Named streams of one content seed. Each aspect of a task (its facts, the live input, decoy i, which facts hide)
+ * draws from its own stream, so changing one knob changes only the aspect that knob controls.
+ */
+export function contentStreams(seed: number): (aspect: string) => Rng {
+  const root = createRng(seed);
+  return (aspect) => root.fork(aspect);
+}
+
+/** Which facts the instruction leaves out: the first `hiddenState` of a seeded shuffle (so hiding one more keeps the others hidden). */
 export function chooseHidden<T extends { id: string }>(facts: readonly T[], hiddenState: number, rng: Rng): Set<string> {
   return new Set(rng.shuffle(facts).slice(0, Math.min(hiddenState, facts.length)).map((f) => f.id));
 }

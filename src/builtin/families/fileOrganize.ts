@@ -1,13 +1,12 @@
 import type { Rng } from '../../core/ports/rng.js';
-import { createRng } from '../../core/ports/rng.js';
 import type { EnvironmentSpec, HiddenFact, SandboxFile } from '../../core/spec/environment.js';
 import { environmentSpecSchema } from '../../core/spec/environment.js';
 import { specApiVersion } from '../../core/spec/common.js';
-import type { FactSlot, FamilyPlaybook, Knowledge, PlannedCommand, Slip } from '../agent/playbook.js';
+import type { FactSlot, FamilyPlaybook, Knowledge, PlannedCommand, Slip, StageDef } from '../agent/playbook.js';
 import { factOr } from '../agent/playbook.js';
 import { shq } from '../shellQuote.js';
 import type { GenerateInput, TaskFamily } from './family.js';
-import { chooseHidden, difficultyOf, drawContentSeed, environmentId, resolveKnobs, standardKnobs, standardMaxLevel } from './family.js';
+import { builtinSource, chooseHidden, contentStreams, difficultyOf, drawContentSeed, environmentId, resolveKnobs, standardKnobs, standardMaxLevel } from './family.js';
 import { buildFormatCheck, checkScriptPath } from './formatCheck.js';
 import { buildVerifier, builtinRewardFile, textNorm } from './verifierScript.js';
 
@@ -16,13 +15,17 @@ const stems = ['holiday', 'invoice', 'scan', 'notes', 'budget', 'photo', 'slides
 const extensions = ['jpg', 'JPG', 'pdf', 'PDF', 'txt', 'csv', 'png', 'md'];
 const targetWords = ['sorted', 'filed', 'archive', 'library', 'tidy'];
 const skipPrefixes = ['draft-', 'tmp-', 'wip-'];
+const pinnedNames = ['keep', 'shared', 'pinned', 'old', 'private', 'taxes'];
+const pinnedReadme = 'Pinned folder: leave it and everything in it as it is.\n';
 const manifest = 'MANIFEST.txt';
 
+const intro = 'Tidy up my `inbox/` folder. A subfolder whose `README` says it is pinned stays exactly as it is.';
 const stageText = {
   byExt: 'Move every file from the top level of `inbox/` into a folder named after its extension (the extension in the folder-name case I want).',
   noExt: 'Files without an extension go into a folder `misc` (same case rule).',
   manifest: `Then write \`${manifest}\` in the destination folder: one line \`<folder>/<file>\` per moved file, sorted.`,
-  total: `End \`${manifest}\` with a line \`total <count>\`.`,
+  folders: `After those lines, add a line \`folders <count>\` with the number of folders you filled.`,
+  total: `End \`${manifest}\` with a line \`total <count>\` (the number of moved files).`,
 };
 
 interface Facts { target: string; upper: boolean; skip: string }
@@ -38,112 +41,157 @@ const vagueText = {
   skip: 'Some files I am still working on should stay where they are.',
 };
 
-function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
-  const knobs = resolveKnobs(fileOrganize, input);
-  const seed = drawContentSeed(rng);
-  const r = createRng(seed);
-  const h = knobs.horizon;
-  const facts: Facts = { target: `${r.pick(targetWords)}-${r.int(10, 99)}`, upper: r.chance(0.7), skip: r.pick(skipPrefixes) };
+/** File names drawn from per-aspect streams, unique across the whole task. */
+function nameDrawer(): (r: Rng, ext: string | null, prefix?: string) => string {
   const used = new Set<string>();
-  const fileName = (ext: string | null): string => {
+  return (r, ext, prefix = '') => {
     for (;;) {
-      const n = `${r.pick(stems)}-${r.int(1, 99)}${ext ? `.${ext}` : ''}`;
+      const n = `${prefix}${r.pick(stems)}-${r.int(1, 99)}${ext ? `.${ext}` : ''}`;
       if (!used.has(n)) { used.add(n); return n; }
     }
   };
-  // Both cases of an extension appear so that forgetting the case rule shows; skipped and nested files are traps.
-  const top = [fileName('jpg'), fileName('JPG'), ...Array.from({ length: r.int(4, 8) }, () => fileName(r.pick(extensions)))];
-  if (h >= 2) top.push(fileName(null), fileName(null));
-  const skipped = [`${facts.skip}${fileName('txt')}`, `${facts.skip}${fileName('pdf')}`];
-  const nested = Array.from({ length: knobs.distractors }, () => `keep/${fileName(r.pick(extensions))}`);
-  const files: SandboxFile[] = [...top, ...skipped, ...nested].map((n) => ({ path: `inbox/${n}`, content: `${n} ${r.int(1000, 9999)}\n` }));
-  if (nested.length > 0) files.push({ path: 'inbox/keep/README', content: 'Files in here are pinned: leave this folder alone.\n' });
+}
+
+/**
+ * Knobs: horizon = steps (move by extension + manifest; + files without extension; + total; + folder count),
+ * hiddenState = facts left to the user, distractors = pinned subfolders (each one the agent does not look into gets
+ * swept), feedback = check.sh on the manifest, strictness = 0 moved files, 1 + what is left in the inbox and the
+ * manifest's order, 2 the manifest byte-exact. Every aspect draws from its own stream of the content seed; names are
+ * drawn for every setting so that one knob step never renames another file.
+ */
+function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
+  const knobs = resolveKnobs(fileOrganize, input);
+  const seed = input.contentSeed ?? drawContentSeed(rng);
+  const c = contentStreams(seed);
+  const h = knobs.horizon;
+  const fr = c('facts');
+  const facts: Facts = { target: `${fr.pick(targetWords)}-${fr.int(10, 99)}`, upper: fr.chance(0.7), skip: fr.pick(skipPrefixes) };
+  const draw = nameDrawer();
+  // Both cases of an extension appear so that forgetting the case rule shows.
+  const tr = c('files');
+  const top = [draw(tr, 'jpg'), draw(tr, 'JPG'), ...Array.from({ length: tr.int(4, 8) }, () => draw(tr, tr.pick(extensions)))];
+  const sr = c('skipped');
+  const skipped = [draw(sr, 'txt', facts.skip), draw(sr, 'pdf', facts.skip)];
+  const nr = c('no-extension');
+  const noExt = [draw(nr, null), draw(nr, null)];
+  const pinned = c('pinned').shuffle(pinnedNames).map((dir, i) => {
+    const pr = c(`pinned-${i}`);
+    return { dir, files: Array.from({ length: pr.int(1, 2) }, () => draw(pr, pr.pick(extensions))) };
+  }).slice(0, knobs.distractors);
+  const moving = [...top, ...(h >= 2 ? noExt : [])];
+  const pinnedPaths = pinned.flatMap((p) => [...p.files.map((f) => `${p.dir}/${f}`), `${p.dir}/README`]);
+  const files: SandboxFile[] = [
+    ...[...moving, ...skipped].map((n) => ({ path: `inbox/${n}`, content: `${n} ${c(`body/${n}`).int(1000, 9999)}\n` })),
+    ...pinnedPaths.map((p) => ({ path: `inbox/${p}`, content: p.endsWith('/README') ? pinnedReadme : `${p} pinned\n` })),
+  ];
 
   const folderOf = (n: string): string => {
     const dot = n.lastIndexOf('.');
     const base = dot < 0 ? 'misc' : n.slice(dot + 1);
     return facts.upper ? base.toUpperCase() : base.toLowerCase();
   };
-  const moved = top.map((n) => `${folderOf(n)}/${n}`).sort(byteCompare);
-  const left = [...skipped, ...nested, ...(nested.length > 0 ? ['keep/README'] : [])].sort(byteCompare);
+  const moved = moving.map((n) => `${folderOf(n)}/${n}`).sort(byteCompare);
+  const left = [...skipped, ...pinnedPaths].sort(byteCompare);
   const factDefs: HiddenFact[] = [
     { id: 'target', text: factText.target(facts), keywords: ['destination', 'where', 'folder', 'under', 'target', 'move them'] },
     { id: 'case', text: factText.case(facts), keywords: ['case', 'uppercase', 'lowercase', 'capital', 'naming', 'name the'] },
     { id: 'skip', text: factText.skip(facts), keywords: ['skip', 'leave', 'exclude', 'stay', 'ignore', 'exception'] },
   ];
-  const hidden = chooseHidden(factDefs, knobs.hiddenState, r);
-  const stages = [stageText.byExt, ...(h >= 2 ? [stageText.noExt] : []), ...(h >= 3 ? [stageText.manifest] : []), ...(h >= 4 ? [stageText.total] : [])];
+  const hidden = chooseHidden(factDefs, knobs.hiddenState, c('hidden'));
+  const stages = [stageText.byExt, ...(h >= 2 ? [stageText.noExt] : []), stageText.manifest, ...(h >= 4 ? [stageText.folders] : []), ...(h >= 3 ? [stageText.total] : [])];
   const instruction = [
-    'Tidy up my `inbox/` folder.',
+    intro,
     ...factDefs.map((f) => (hidden.has(f.id) ? vagueText[f.id as keyof typeof vagueText] : f.text)),
     ...stages,
-    knobs.feedback > 0 && h >= 3 ? `Run \`sh ${checkScriptPath} <manifest file>\` to check the manifest format before you finish.` : '',
+    knobs.feedback > 0 ? `Run \`sh ${checkScriptPath} <manifest file>\` to check the manifest format before you finish.` : '',
   ].filter(Boolean).join('\n');
-  if (knobs.feedback > 0 && h >= 3) {
-    files.push({ path: checkScriptPath, content: buildFormatCheck({ data: '^[A-Za-z]+/[A-Za-z0-9._-]+$', sortArgs: '-k1', ...(h >= 4 ? { footer: '^total [0-9]+$' } : {}) }, knobs.feedback >= 2), mode: '755' });
+  if (knobs.feedback > 0) {
+    const footers = [...(h >= 4 ? ['^folders [0-9]+$'] : []), ...(h >= 3 ? ['^total [0-9]+$'] : [])];
+    files.push({ path: checkScriptPath, content: buildFormatCheck({ data: '^[A-Za-z]+/[A-Za-z0-9._-]+$', sortArgs: '-k1', ...(footers.length ? { footers } : {}) }, knobs.feedback >= 2), mode: '755' });
   }
 
   const list = (dir: string, exclude?: string): string => `cd ${shq(dir)} && find . -type f${exclude ? ` ! -path ${shq(`./${exclude}`)}` : ''} | sed 's|^\\./||' | LC_ALL=C sort`;
   const lines = (xs: string[]): string => xs.map((x) => `${x}\n`).join('');
-  const checks = [
+  const folders = new Set(moved.map((m) => m.split('/')[0])).size;
+  const manifestLines = [...moved, ...(h >= 4 ? [`folders ${folders}`] : []), ...(h >= 3 ? [`total ${moved.length}`] : [])];
+  const verifier = buildVerifier(name, knobs.strictness, [
     { key: 'moved', label: `files in ${facts.target}/`, actual: list(facts.target, manifest), expected: lines(moved), norm: textNorm(1) },
     ...(knobs.strictness >= 1 ? [{ key: 'inbox', label: 'files left in inbox/', actual: list('inbox'), expected: lines(left), norm: textNorm(1) }] : []),
-    ...(h >= 3 ? [{ key: 'manifest', label: `${facts.target}/${manifest}`, requireFile: `${facts.target}/${manifest}`, actual: `cat ${shq(`${facts.target}/${manifest}`)}`, expected: lines([...moved, ...(h >= 4 ? [`total ${moved.length}`] : [])]), norm: textNorm(knobs.strictness) }] : []),
-  ];
-  const verifier = buildVerifier(name, knobs.strictness, checks);
+    { key: 'manifest', label: `${facts.target}/${manifest}`, requireFile: `${facts.target}/${manifest}`, actual: `cat ${shq(`${facts.target}/${manifest}`)}`, expected: lines(manifestLines), norm: textNorm(knobs.strictness) },
+  ]);
   return environmentSpecSchema.parse({
     apiVersion: specApiVersion,
     kind: 'Environment',
     id: environmentId(name, knobs, seed),
-    title: `File organize: ${top.length} files into ${facts.target}/, ${h} step(s)`,
+    title: `File organize: ${moving.length} files into ${facts.target}/, ${h} step(s)`,
     family: name,
     instruction,
     sandbox: { files, setup: ['chmod -R u+rw inbox'] },
     verifier: { script: verifier.script, files: verifier.files, rewardFile: builtinRewardFile },
     oracle: { script: oracleScript(facts, h) },
-    hint: `Only top-level files of inbox/ move${nested.length > 0 ? ' (inbox/keep/ stays as it is)' : ''}. ${factDefs.map((f) => f.text).join(' ')}`,
+    hint: `Only top-level files of inbox/ move${pinned.length > 0 ? ` (${pinned.map((p) => `inbox/${p.dir}/`).join(', ')} stay as they are)` : ''}. ${factDefs.map((f) => f.text).join(' ')}`,
     user: {
       request: 'My inbox folder is a mess, can you sort it out?',
       facts: factDefs,
-      goal: `The top-level inbox files sit in ${facts.target}/<${facts.upper ? 'EXT' : 'ext'}>/, ${facts.skip}* files and inbox/keep stay put.`,
+      goal: `The top-level inbox files sit in ${facts.target}/<${facts.upper ? 'EXT' : 'ext'}>/, ${facts.skip}* files and pinned folders stay put.`,
       requiredFacts: factDefs.filter((f) => hidden.has(f.id)).map((f) => f.id),
     },
-    difficulty: input.knobs ? difficultyOf(fileOrganize, knobs) : (input.level ?? 1),
+    difficulty: difficultyOf(fileOrganize, knobs),
     knobs,
     skills: fileOrganize.skills,
-    provenance: { source: `builtin:${name}`, author: 'coevolve built-in generator' },
+    provenance: { source: builtinSource(name, seed), author: 'coevolve built-in generator' },
   });
 }
 
 const byteCompare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+interface MoveOptions {
+  target: string;
+  /** undefined: keep the extension's case (the case rule ignored). */
+  upper: boolean | undefined;
+  skip: string | undefined;
+  /** Subfolders whose files are swept too (the agent did not see they are pinned). */
+  sweep: string[];
+  /** Files without an extension: moved to misc, left where they are, or copied. */
+  noExt: 'move' | 'leave' | 'copy';
+  copy: boolean;
+}
+
 /** The move loop shared by the oracle and the agent, so both run the same real procedure. */
-function moveLoop(opts: { target: string; upper: boolean | undefined; skip: string | undefined; recursive: boolean }): string {
-  const caseCmd = opts.upper === undefined ? '' : ` | tr ${opts.upper ? "'a-z' 'A-Z'" : "'A-Z' 'a-z'"}`;
-  const misc = opts.upper ? 'MISC' : 'misc';
+function moveLoop(o: MoveOptions): string {
+  const caseCmd = o.upper === undefined ? '' : ` | tr ${o.upper ? "'a-z' 'A-Z'" : "'A-Z' 'a-z'"}`;
+  const misc = o.upper ? 'MISC' : 'misc';
+  const act = (verb: string) => `mkdir -p ${shq(o.target)}/"$d" && ${verb} "$f" ${shq(o.target)}/"$d"/`;
+  const noExt = o.noExt === 'leave' ? 'continue' : `d=${misc}; ${act(o.noExt === 'copy' ? 'cp' : o.copy ? 'cp' : 'mv')}; continue`;
   return [
-    `find inbox${opts.recursive ? '' : ' -maxdepth 1'} -type f | while IFS= read -r f; do`,
+    `{ find inbox -maxdepth 1 -type f; ${o.sweep.map((d) => `find ${shq(d)} -type f; `).join('')}} | while IFS= read -r f; do`,
     'b=$(basename "$f");',
-    opts.skip ? `case "$b" in ${opts.skip}*) continue;; esac;` : '',
-    `case "$b" in *.*) d=$(printf '%s' "\${b##*.}"${caseCmd});; *) d=${misc};; esac;`,
-    `mkdir -p ${shq(opts.target)}/"$d" && mv "$f" ${shq(opts.target)}/"$d"/;`,
+    o.skip ? `case "$b" in ${o.skip}*) continue;; esac;` : '',
+    `case "$b" in *.*) d=$(printf '%s' "\${b##*.}"${caseCmd});; *) ${noExt};; esac;`,
+    `${act(o.copy ? 'cp' : 'mv')};`,
     'done',
   ].filter(Boolean).join(' ');
 }
 
-function manifestCommand(target: string, total: boolean, s?: Slip): string {
-  const order = s === 'order' ? 'cat' : 'LC_ALL=C sort';
-  const tail = s === 'space' ? ` | sed 's/$/ /'` : '';
-  const list = `(cd ${shq(target)} && find . -type f ! -name ${manifest} | sed 's|^\\./||' | ${order}${tail})`;
-  return total
-    ? `${list} > .work/manifest && { cat .work/manifest; printf 'total %s\\n' "$(wc -l < .work/manifest | tr -d ' ')"; } > ${shq(`${target}/${manifest}`)}`
-    : `${list} > .work/manifest && cat .work/manifest > ${shq(`${target}/${manifest}`)}`;
+interface ManifestSlips { manifest?: Slip; total?: Slip; folders?: Slip }
+
+function manifestCommand(target: string, h: number, s: ManifestSlips): string {
+  const t = shq(target);
+  const body = s.manifest === 'content' ? `find . -type f ! -name ${manifest} | sed 's|^.*/||'` : `find . -type f ! -name ${manifest} | sed 's|^\\./||'`;
+  const order = s.manifest === 'order' ? 'LC_ALL=C sort -r' : 'LC_ALL=C sort';
+  const sp = (x: Slip | undefined) => (x === 'space' ? ' ' : '');
+  const lines = [`cat .work/manifest`];
+  const folders = `printf 'folders %s${sp(s.folders)}\\n' "$(($(cut -d/ -f1 .work/manifest | sort -u | wc -l)${s.folders === 'content' ? ' + 1' : ''}))"`;
+  const total = `printf 'total %s${sp(s.total)}\\n' "$(($(wc -l < .work/manifest)${s.total === 'content' ? ' + 1' : ''}))"`;
+  if (h >= 4) s.folders === 'order' ? lines.unshift(folders) : lines.push(folders);
+  if (h >= 3) s.total === 'order' ? lines.unshift(total) : lines.push(total);
+  return `(cd ${t} && ${body} | ${order}${s.manifest === 'space' ? ` | sed 's/$/ /'` : ''}) > .work/manifest && { ${lines.join('; ')}; } > ${shq(`${target}/${manifest}`)}`;
 }
 
 function oracleScript(f: Facts, h: number): string {
   return ['#!/bin/sh', '# Reference solution: knows the destination, the case rule and which files to leave.', 'set -e', 'mkdir -p .work',
-    moveLoop({ target: f.target, upper: f.upper, skip: f.skip, recursive: false }),
-    ...(h >= 3 ? [manifestCommand(f.target, h >= 4)] : []), 'rm -rf .work', ''].join('\n');
+    moveLoop({ target: f.target, upper: f.upper, skip: f.skip, sweep: [], noExt: 'move', copy: false }),
+    `mkdir -p ${shq(f.target)}`, manifestCommand(f.target, h, {}), 'rm -rf .work', ''].join('\n');
 }
 
 // ---------------------------------------------------------------- the agent's side
@@ -158,36 +206,44 @@ const playbook: FamilyPlaybook = {
   bestIdiom: 'shell',
   slots,
   readInstruction(text: string, k: Knowledge): void {
-    k.stages = 1 + (text.includes(stageText.noExt) ? 1 : 0) + (text.includes(stageText.manifest) ? 1 : 0) + (text.includes(stageText.total) ? 1 : 0);
+    k.stages = 1 + (text.includes(stageText.noExt) ? 1 : 0) + (text.includes(stageText.total) ? 1 : 0) + (text.includes(stageText.folders) ? 1 : 0);
     k.hasCheck = text.includes(`sh ${checkScriptPath}`);
     k.wanted = slots.map((s) => s.id);
   },
-  explore(thorough: boolean, _k: Knowledge, step: number): string | undefined {
-    return (thorough ? ['ls -la inbox', 'find inbox -mindepth 2 | head -n 20'] : ['ls inbox'])[step];
-  },
-  observe(command: string, output: string, k: Knowledge): void {
-    if (command.startsWith('find inbox -mindepth 2')) k.found.set('nested', output.trim() ? 'yes' : 'no');
+  survey: 'ls -la inbox',
+  // Subfolders of the inbox: `ls -la` lines of directories, without . and ..
+  candidates: (output) => output.split('\n').filter((l) => l.startsWith('d')).map((l) => l.trim().split(/\s+/).pop() ?? '').filter((n) => n && n !== '.' && n !== '..').map((n) => `inbox/${n}`).sort(),
+  inspect: (path) => `cat ${shq(`${path}/README`)}`,
+  observeInspect: (_path, output) => (/pinned/i.test(output) ? 'decoy' : 'input'),
+  stages(k): StageDef[] {
+    const all: Slip[] = ['content', 'order', 'space'];
+    return [
+      { name: 'move', slips: ['content', 'order'] },
+      ...(k.stages >= 2 ? [{ name: 'misc', slips: ['content', 'order'] as Slip[] }] : []),
+      { name: 'manifest', slips: all },
+      ...(k.stages >= 3 ? [{ name: 'total', slips: all }] : []),
+      ...(k.stages >= 4 ? [{ name: 'folders', slips: all }] : []),
+    ];
   },
   outputPath: (k) => `${factOr(k, slots, 'target')}/${manifest}`,
   solve(k, _idiom, slip): PlannedCommand[] {
     const target = factOr(k, slots, 'target');
-    const caseValue = factOr(k, slots, 'case');
-    const moveSlip = slip('move');
-    const cmds: PlannedCommand[] = [
-      { stage: 'prepare', command: 'mkdir -p .work' },
+    const move = slip('move'), misc = slip('misc');
+    return [
+      { stage: 'prepare', command: `mkdir -p .work ${shq(target)}` },
       {
         stage: 'move',
         command: moveLoop({
           target,
-          upper: moveSlip === 'content' ? undefined : caseValue === 'UPPERCASE',
+          upper: move === 'content' ? undefined : factOr(k, slots, 'case') === 'UPPERCASE',
           skip: k.facts.get('skip'),
-          // Without having looked below the top level the agent sweeps the whole tree.
-          recursive: k.found.get('nested') === undefined,
+          sweep: k.inputs,
+          noExt: misc === 'content' ? 'leave' : misc === 'order' ? 'copy' : 'move',
+          copy: move === 'order',
         }),
       },
+      { stage: 'manifest', command: manifestCommand(target, k.stages, { manifest: slip('manifest'), total: slip('total'), folders: slip('folders') }) },
     ];
-    if (k.stages >= 3) cmds.push({ stage: 'manifest', command: manifestCommand(target, k.stages >= 4, slip('manifest')) });
-    return cmds;
   },
 };
 

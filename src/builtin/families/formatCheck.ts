@@ -4,8 +4,8 @@ import { shq } from '../shellQuote.js';
 export interface FormatRules {
   /** ERE the first line must match, when the output has a header. */
   header?: string;
-  /** ERE the last line must match, when the output has a footer (e.g. a total). */
-  footer?: string;
+  /** EREs the last lines must match, in order, when the output ends with summary lines (e.g. a total). */
+  footers?: string[];
   /** ERE every other line must match. */
   data: string;
   /** When set, data lines must already be in `sort <sortArgs>` order. */
@@ -19,7 +19,8 @@ export const checkScriptPath = 'check.sh';
  * what is wrong and where; terse mode only says pass/fail — the `feedback` knob picks which one ships.
  */
 export function buildFormatCheck(rules: FormatRules, verbose: boolean): string {
-  const dataCmd = ['sed -n', shq(rules.header ? '2,$p' : '1,$p'), '"$f"', rules.footer ? "| sed '$d'" : ''].join(' ').trim();
+  const footers = rules.footers ?? [];
+  const dataCmd = `awk -v h=${rules.header ? 1 : 0} -v t=${footers.length} '{ a[NR] = $0 } END { for (i = h + 1; i <= NR - t; i++) print a[i] }' "$f"`;
   const lines = [
     '#!/bin/sh',
     '# Format check of the output file (public rules only). Usage: sh check.sh OUTPUT_FILE',
@@ -34,7 +35,11 @@ export function buildFormatCheck(rules: FormatRules, verbose: boolean): string {
     '[ -z "$(tail -c 1 "$f")" ] || say "the last line has no newline"',
   ];
   if (rules.header) lines.push(`head -n 1 "$f" | grep -Eq ${shq(rules.header)} || say ${shq(`line 1 is not a header matching ${rules.header}`)}`);
-  if (rules.footer) lines.push(`tail -n 1 "$f" | grep -Eq ${shq(rules.footer)} || say ${shq(`the last line does not match ${rules.footer}`)}`);
+  footers.forEach((re, i) => {
+    const fromEnd = footers.length - i;
+    const which = fromEnd === 1 ? 'the last line' : `line ${fromEnd} from the end`;
+    lines.push(`tail -n ${fromEnd} "$f" | head -n 1 | grep -Eq ${shq(re)} || say ${shq(`${which} does not match ${re}`)}`);
+  });
   lines.push(
     `odd=$(data | grep -Evn ${shq(rules.data)} | head -n 1)`,
     `[ -z "$odd" ] || say "data line not in the format ${rules.data.replace(/["`$\\]/g, '')}: $odd"`,

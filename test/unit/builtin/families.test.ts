@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { createRng } from '../../../src/core/ports/rng.js';
 import { environmentSpecSchema } from '../../../src/core/spec/environment.js';
+import type { EnvironmentSpec } from '../../../src/core/spec/environment.js';
 import { builtinFamilies, findFamily } from '../../../src/builtin/families/registry.js';
-import { knobNames } from '../../../src/builtin/families/family.js';
-import { mutateEnvironment } from '../../../src/builtin/designer.js';
+import { builtinSource, contentSeedOf, difficultyOf, knobNames, resolveKnobs } from '../../../src/builtin/families/family.js';
+import { applyEnvironmentMove, environmentMoves, mutateEnvironment } from '../../../src/builtin/designer.js';
 
 describe('built-in task families', () => {
   it('has at least four families', () => {
@@ -18,8 +19,9 @@ describe('built-in task families', () => {
           const spec = family.generate({ level }, createRng(level));
           environmentSpecSchema.parse(spec);
           assert.equal(spec.family, family.name);
-          assert.equal(spec.provenance.source, `builtin:${family.name}`);
-          assert.equal(spec.difficulty, level);
+          assert.equal(contentSeedOf(spec) !== undefined && spec.provenance.source, builtinSource(family.name, contentSeedOf(spec)!));
+          // Design difficulty is computed from the knobs for seeds and children alike.
+          assert.equal(spec.difficulty, difficultyOf(family, resolveKnobs(family, { level })));
           assert.ok(spec.hint && spec.oracle.script && spec.verifier.script);
           assert.ok(spec.user.requiredFacts.length >= 1, 'at least one fact is hidden');
           for (const id of spec.user.requiredFacts) {
@@ -61,6 +63,85 @@ describe('built-in task families', () => {
       });
     });
   }
+
+  describe('a child is a small edit of its parent (same content seed, one change)', () => {
+    const fileMap = (spec: EnvironmentSpec): Map<string, string> => new Map(spec.sandbox.files.map((f) => [f.path, f.content]));
+    const changedFiles = (a: EnvironmentSpec, b: EnvironmentSpec): string[] => {
+      const fa = fileMap(a), fb = fileMap(b);
+      return [...new Set([...fa.keys(), ...fb.keys()])].filter((p) => fa.get(p) !== fb.get(p)).sort();
+    };
+    const changedLines = (a: string, b: string): number => {
+      const la = a.split('\n'), lb = b.split('\n');
+      return la.filter((l) => !lb.includes(l)).length + lb.filter((l) => !la.includes(l)).length;
+    };
+    for (const family of builtinFamilies) {
+      it(`${family.name}: every single-step move keeps the facts and changes only what its knob controls`, () => {
+        for (let seed = 1; seed <= 4; seed++) {
+          for (const level of [1, 3, 5]) {
+            const parent = family.generate({ level, contentSeed: seed * 101 }, createRng(0));
+            for (const move of environmentMoves(parent)) {
+              const p = applyEnvironmentMove(parent, move, 1);
+              assert.ok(p.ok, `${parent.id} ${move.operator}`);
+              if (!p.ok) continue;
+              const child = p.child;
+              const where = `${parent.id} ${move.operator}`;
+              assert.equal(contentSeedOf(child), contentSeedOf(parent), where);
+              assert.deepEqual(child.user.facts, parent.user.facts, `${where}: same facts`);
+              assert.equal(child.oracle.script === parent.oracle.script || ['horizon'].includes(move.knob), true, `${where}: same oracle unless the steps change`);
+              const files = changedFiles(parent, child);
+              const instructionLines = changedLines(parent.instruction, child.instruction);
+              if (move.knob === 'distractors') {
+                // One decoy: a file, or a folder of files (file-organize's pinned folders); nothing else changes.
+                const units = new Set(files.map((f) => (files.length === 1 ? f : f.replace(/\/[^/]*$/, ''))));
+                assert.equal(units.size, 1, `${where}: one decoy added or removed (${files.join(', ')})`);
+                assert.ok(files.every((f) => !fileMap(parent).has(f) || !fileMap(child).has(f)), `${where}: no input rewritten`);
+                assert.equal(instructionLines, 0, where);
+              } else if (move.knob === 'feedback') {
+                assert.deepEqual(files, ['check.sh'], where);
+                assert.ok(instructionLines <= 1, where);
+              } else if (move.knob === 'hiddenState') {
+                assert.deepEqual(files, [], where);
+                assert.equal(instructionLines, 2, `${where}: one fact sentence replaced by its vague form`);
+                assert.equal(Math.abs(child.user.requiredFacts.length - parent.user.requiredFacts.length), 1, where);
+              } else if (move.knob === 'strictness') {
+                assert.deepEqual(files, [], where);
+                assert.equal(instructionLines, 0, where);
+                assert.notEqual(child.verifier.script, parent.verifier.script, where);
+              } else {
+                assert.ok(files.every((f) => f === 'check.sh' || !fileMap(parent).has(f) || !fileMap(child).has(f)), `${where}: horizon adds or drops files, never rewrites the inputs (${files.join(', ')})`);
+                assert.ok(instructionLines >= 1 && instructionLines <= 2, `${where}: one step sentence added, dropped or replaced`);
+              }
+            }
+          }
+        }
+      });
+    }
+  });
+
+  it('lists every single-step move of a parent, harder and easier, within the knob bounds', () => {
+    const family = findFamily('csv-report')!;
+    const parent = family.generate({ level: 1 }, createRng(3));
+    const moves = environmentMoves(parent);
+    for (const m of moves) {
+      const def = family.knobs[m.knob];
+      assert.equal(Math.abs(m.to - m.from), 1);
+      assert.ok(m.to >= def.min && m.to <= def.max);
+      assert.equal(m.operator, `${m.direction}:${m.knob}`);
+    }
+    // Level 1 is the easiest end of every knob but hiddenState (1 of 0..3): only it can be eased.
+    assert.deepEqual(moves.filter((m) => m.direction === 'easier').map((m) => m.knob), ['hiddenState']);
+    assert.equal(moves.filter((m) => m.direction === 'harder').length, knobNames.length);
+    assert.deepEqual(environmentMoves({ ...parent, family: 'custom' }), []);
+  });
+
+  it('refuses to edit a built-in spec without a recorded content seed unless given an rng', () => {
+    const parent = findFamily('log-triage')!.generate({ level: 2 }, createRng(4));
+    const old = { ...parent, provenance: { ...parent.provenance, source: 'builtin:log-triage' } };
+    const refused = applyEnvironmentMove(old, { direction: 'harder', knob: 'horizon' }, 1);
+    assert.equal(refused.ok, false);
+    if (!refused.ok) assert.match(refused.reason, /no content seed/);
+    assert.ok(applyEnvironmentMove(old, { direction: 'harder', knob: 'horizon' }, 1, createRng(5)).ok);
+  });
 
   it('refuses a move past a bound with a reason that names the knob and the range', () => {
     const family = findFamily('log-triage')!;
