@@ -1,0 +1,230 @@
+// Calibration of the built-in side (issue 12): does every knob step, user behaviour step and gene step move the
+// default agent's success measurably? Figures only, never a timed assertion.
+//   npm run bench:calibration [-- --sections knobs,users,levels,genes --per-seed 10 --backend bwrap --concurrency 4]
+//
+// Method, fixed before any tuning:
+// - Seeds are 1-5 and 2026 (the efficacy audit's), fixed here and never chosen after the fact. Each seed gives
+//   `--per-seed` content indices; index i of seed s has content seed hash("calibration/s/family/i") and rollout id
+//   "cal-s-family-i" in every cell, so two cells differ only by the knob (or user, or gene) under study: paired plays.
+// - The default agent is the starting agent of environments/demo.run.yaml; the reference user is the built-in
+//   cooperative novice. The base setting of each family is its level `--base-level` (2, the level the demo's seeds
+//   start at); each knob is swept over its whole range with the other knobs at the base.
+// - Success rates carry 95 % Wilson intervals; steps are paired differences with a 95 % normal interval.
+import { loadavg } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createRng, hashString } from '../../src/core/ports/rng.js';
+import type { SandboxBackendName } from '../../src/core/ports/sandbox.js';
+import type { AgentGenes } from '../../src/core/spec/agent.js';
+import { commandIdioms } from '../../src/core/spec/agent.js';
+import type { EnvironmentSpec } from '../../src/core/spec/environment.js';
+import { loadRunConfig } from '../../src/core/spec/load.js';
+import type { UserProfile } from '../../src/core/spec/user.js';
+import { userProfileSchema } from '../../src/core/spec/user.js';
+import type { KnobName, Knobs, TaskFamily } from '../../src/builtin/families/family.js';
+import { knobNames, resolveKnobs } from '../../src/builtin/families/family.js';
+import { builtinFamilies } from '../../src/builtin/families/registry.js';
+import { cooperativeNovice } from '../../src/builtin/user/seedUsers.js';
+import { createSandboxBackend } from '../../src/sandbox/factory.js';
+import type { Play } from './plays.js';
+import { Player } from './plays.js';
+import type { PairedDiff, Rate } from './stats.js';
+import { fmtDiff, fmtRate, pairedDiff, rate } from './stats.js';
+
+/** Fixed before tuning (issue 12): the audit's seeds. */
+export const calibrationSeeds = [1, 2, 3, 4, 5, 2026] as const;
+
+const args = process.argv.slice(2);
+const opt = (name: string, fallback: string): string => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
+};
+const sections = new Set(opt('sections', 'knobs,users,levels,genes').split(','));
+const perSeed = Number(opt('per-seed', '10'));
+const perSeedPooled = Number(opt('per-seed-pooled', '5'));
+const baseLevel = Number(opt('base-level', '2'));
+const concurrency = Number(opt('concurrency', '4'));
+const backendName = opt('backend', 'bwrap') as SandboxBackendName;
+const familyNames = opt('families', '').split(',').filter(Boolean);
+const families = builtinFamilies.filter((f) => familyNames.length === 0 || familyNames.includes(f.name));
+
+const demo = loadRunConfig(readFileSync(resolve('environments/demo.run.yaml'), 'utf8'), 'environments/demo.run.yaml');
+// --genes '{...}' plays another starting agent (a tuning aid); the table always prints the genes it used.
+const defaultGenes: AgentGenes = { ...demo.agent.genes, ...(JSON.parse(opt('genes', '{}')) as Partial<AgentGenes>) };
+const bestGenes = (f: TaskFamily): AgentGenes => ({ askFirst: 1, questionBudget: 6, explore: 1, verify: 1, idiom: f.playbook.bestIdiom, persistence: 3 });
+const reference = cooperativeNovice();
+
+interface Index { seed: number; i: number }
+const indices = (n: number): Index[] => calibrationSeeds.flatMap((seed) => Array.from({ length: n }, (_, i) => ({ seed, i })));
+const contentSeed = (f: TaskFamily, x: Index): number => hashString(`calibration/${x.seed}/${f.name}/${x.i}`) & 0x7fffffff;
+const rolloutId = (f: TaskFamily, x: Index): string => `cal-${x.seed}-${f.name}-${x.i}`;
+
+const envAt = (f: TaskFamily, knobs: Knobs, x: Index): EnvironmentSpec => f.generate({ knobs, contentSeed: contentSeed(f, x) }, createRng(0));
+const playsOf = (f: TaskFamily, knobs: Knobs, xs: Index[], user: UserProfile, genes: AgentGenes): Play[] =>
+  xs.map((x) => ({ env: envAt(f, knobs, x), user, genes, runSeed: x.seed, rolloutId: rolloutId(f, x) }));
+
+const json: Record<string, unknown> = { seeds: calibrationSeeds, perSeed, perSeedPooled, baseLevel, backend: backendName, defaultGenes, referenceUser: reference.id };
+const out = (line = ''): void => void process.stdout.write(`${line}\n`);
+const pad = (s: string, n: number): string => s.padEnd(n);
+const letters: Record<KnobName, string> = { horizon: 'h', hiddenState: 's', feedback: 'f', distractors: 'd', strictness: 't' };
+const code = (k: Knobs): string => knobNames.map((n) => `${letters[n]}${k[n]}`).join('');
+
+/** A knob's values from easiest to hardest. */
+function harderOrder(f: TaskFamily, knob: KnobName): number[] {
+  const def = f.knobs[knob];
+  const up = Array.from({ length: def.max - def.min + 1 }, (_, i) => def.min + i);
+  return def.harder === 'up' ? up : up.reverse();
+}
+
+interface StepRow { from: string; to: string; rate: Rate; step?: PairedDiff }
+
+async function ladder(player: Player, cells: { label: string; plays: Play[] }[]): Promise<StepRow[]> {
+  const results = await Promise.all(cells.map((c) => player.playAll(c.plays)));
+  return cells.map((c, i) => ({
+    from: i > 0 ? (cells[i - 1] as { label: string }).label : '',
+    to: c.label,
+    rate: rate(results[i] as boolean[]),
+    ...(i > 0 ? { step: pairedDiff(results[i - 1] as boolean[], results[i] as boolean[]) } : {}),
+  }));
+}
+
+function printLadder(name: string, rows: StepRow[]): void {
+  rows.forEach((r, i) => {
+    const step = r.step ? `${pad(`${r.from}→${r.to}`, 22)} ${fmtDiff(r.step)}` : '';
+    out(`  ${pad(i === 0 ? name : '', 18)} ${pad(r.to, 14)} ${pad(fmtRate(r.rate), 17)} ${step}`);
+  });
+}
+
+const graded = (d: PairedDiff): boolean => d.mean <= -0.05;
+const inAim = (d: PairedDiff): boolean => d.mean <= -0.05 && d.mean >= -0.12;
+
+async function knobSection(player: Player): Promise<void> {
+  out(`\n== Knob steps: success of the default agent per knob value, other knobs at level ${baseLevel} (paired; n = ${perSeed * calibrationSeeds.length} per cell) ==`);
+  out(`  ${pad('knob', 18)} ${pad('value', 14)} ${pad('success [95% CI]', 17)} ${pad('harder step', 22)} Δ success [95% CI]`);
+  const all: Record<string, unknown> = {};
+  const summary: string[] = [];
+  for (const f of families) {
+    const base = resolveKnobs(f, { level: baseLevel });
+    out(`${f.name} (base ${code(base)}, user ${reference.id})`);
+    const xs = indices(perSeed);
+    const fam: Record<string, StepRow[]> = {};
+    let steps = 0, gradedSteps = 0, aimSteps = 0;
+    for (const knob of knobNames) {
+      const rows = await ladder(player, harderOrder(f, knob).map((v) => ({ label: String(v), plays: playsOf(f, { ...base, [knob]: v }, xs, reference, defaultGenes) })));
+      printLadder(knob, rows);
+      fam[knob] = rows;
+      for (const r of rows) if (r.step) { steps++; if (graded(r.step)) gradedSteps++; if (inAim(r.step)) aimSteps++; }
+    }
+    all[f.name] = { base, knobs: fam };
+    summary.push(`  ${pad(f.name, 14)} harder steps lowering success by >= .05: ${gradedSteps}/${steps}; by .05-.12: ${aimSteps}/${steps}`);
+  }
+  out('summary');
+  summary.forEach((s) => out(s));
+  json.knobs = all;
+}
+
+/** The reference user with some behaviour or persona changed. */
+const userWith = (label: string, change: { behavior?: Partial<UserProfile['behavior']>; expertise?: UserProfile['persona']['expertise'] }): UserProfile =>
+  userProfileSchema.parse({ ...reference, id: `ref-${label}`.toLowerCase().replace(/[^a-z0-9._-]/g, '-'), behavior: { ...reference.behavior, ...change.behavior }, persona: { ...reference.persona, ...(change.expertise ? { expertise: change.expertise } : {}) } });
+
+const userLadders: { name: string; values: { label: string; user: UserProfile }[] }[] = [
+  { name: 'cooperativeness', values: [0.95, 0.8, 0.65, 0.5, 0.35, 0.2].map((v) => ({ label: String(v), user: v === reference.behavior.cooperativeness ? reference : userWith(`c${v}`, { behavior: { cooperativeness: v } }) })) },
+  { name: 'ambiguity', values: [0.1, 0.25, 0.4, 0.55, 0.7, 0.85].map((v) => ({ label: String(v), user: v === reference.behavior.ambiguity ? reference : userWith(`a${v}`, { behavior: { ambiguity: v } }) })) },
+  { name: 'patience', values: [40, 20, 12, 7, 4, 3].map((v) => ({ label: String(v), user: v === reference.behavior.patience ? reference : userWith(`p${v}`, { behavior: { patience: v } }) })) },
+  { name: 'disclosure', values: (['upfront', 'on_request', 'incremental'] as const).map((v) => ({ label: v, user: v === reference.behavior.disclosure ? reference : userWith(`d-${v}`, { behavior: { disclosure: v } }) })) },
+  { name: 'expertise', values: (['expert', 'intermediate', 'novice'] as const).map((v) => ({ label: v, user: v === reference.persona.expertise ? reference : userWith(`e-${v}`, { expertise: v }) })) },
+  { name: 'errorReaction', values: (['calm', 'frustrated', 'accusatory'] as const).map((v) => ({ label: v, user: v === reference.behavior.errorReaction ? reference : userWith(`r-${v}`, { behavior: { errorReaction: v } }) })) },
+  { name: 'nonCollaborative', values: [[], ['unavailable_request'], ['tangent'], ['impatience'], ['fragments']].map((v) => ({ label: v[0] ?? 'none', user: v.length === 0 ? reference : userWith(`n-${v[0]}`, { behavior: { nonCollaborative: v as UserProfile['behavior']['nonCollaborative'] } }) })) },
+];
+
+/** Plays of every family's base environment for one user: pooled over families, paired by index. */
+const pooledPlays = (user: UserProfile, genes: (f: TaskFamily) => AgentGenes, level = baseLevel): Play[] =>
+  families.flatMap((f) => playsOf(f, resolveKnobs(f, { level }), indices(perSeedPooled), user, genes(f)));
+
+async function userSection(player: Player): Promise<void> {
+  out(`\n== User behaviour steps: success of the default agent, every family at level ${baseLevel}, pooled (paired; n = ${perSeedPooled * calibrationSeeds.length * families.length} per cell) ==`);
+  out(`  ${pad('behaviour', 18)} ${pad('value', 14)} ${pad('success [95% CI]', 17)} ${pad('step', 22)} Δ success [95% CI]`);
+  const all: Record<string, StepRow[]> = {};
+  for (const l of userLadders) {
+    const rows = await ladder(player, l.values.map((v) => ({ label: v.label, plays: pooledPlays(v.user, () => defaultGenes) })));
+    printLadder(l.name, rows);
+    all[l.name] = rows;
+  }
+  json.users = all;
+}
+
+async function levelSection(player: Player): Promise<void> {
+  out(`\n== Success per level: default agent vs every gene at its best (user ${reference.id}; n = ${perSeed * calibrationSeeds.length} per cell) ==`);
+  out(`  ${pad('family', 14)} ${pad('agent', 8)} ${[1, 2, 3, 4, 5].map((l) => pad(`L${l}`, 17)).join(' ')}`);
+  const all: Record<string, Record<string, Rate[]>> = {};
+  for (const f of families) {
+    all[f.name] = {};
+    for (const [label, genes] of [['default', defaultGenes], ['best', bestGenes(f)]] as const) {
+      const rates: Rate[] = [];
+      for (let level = 1; level <= f.maxLevel; level++) rates.push(rate(await player.playAll(playsOf(f, resolveKnobs(f, { level }), indices(perSeed), reference, genes))));
+      all[f.name]![label] = rates;
+      out(`  ${pad(f.name, 14)} ${pad(label, 8)} ${rates.map((r) => pad(fmtRate(r), 17)).join(' ')}`);
+    }
+  }
+  json.levels = all;
+}
+
+/** Single gene steps from the default agent, of the size the built-in agent evolver makes. */
+function geneSteps(g: AgentGenes): { label: string; genes: AgentGenes }[] {
+  const out: { label: string; genes: AgentGenes }[] = [];
+  const rate = (name: 'askFirst' | 'explore' | 'verify', d: number): void => {
+    const v = Math.round(Math.min(1, Math.max(0, g[name] + d)) * 100) / 100;
+    if (v !== g[name]) out.push({ label: `${name} ${g[name]}→${v}`, genes: { ...g, [name]: v } });
+  };
+  const count = (name: 'questionBudget' | 'persistence', d: number): void => {
+    const v = Math.max(0, g[name] + d);
+    if (v !== g[name]) out.push({ label: `${name} ${g[name]}→${v}`, genes: { ...g, [name]: v } });
+  };
+  for (const n of ['askFirst', 'explore', 'verify'] as const) { rate(n, 0.15); rate(n, -0.15); }
+  for (const n of ['questionBudget', 'persistence'] as const) { count(n, 1); count(n, -1); }
+  for (const i of commandIdioms) if (i !== g.idiom) out.push({ label: `idiom ${g.idiom}→${i}`, genes: { ...g, idiom: i } });
+  return out;
+}
+
+async function geneSection(player: Player): Promise<void> {
+  const n = perSeedPooled * calibrationSeeds.length * families.length;
+  out(`\n== Gene steps: one mutation from the default agent, every family at level ${baseLevel}, pooled (paired; n = ${n} per cell) ==`);
+  const base = await player.playAll(pooledPlays(reference, () => defaultGenes));
+  out(`  default ${JSON.stringify(defaultGenes)}: ${fmtRate(rate(base))}`);
+  const rows: { label: string; rate: Rate; step: PairedDiff }[] = [];
+  for (const s of geneSteps(defaultGenes)) {
+    const r = await player.playAll(pooledPlays(reference, () => s.genes));
+    const row = { label: s.label, rate: rate(r), step: pairedDiff(base, r) };
+    rows.push(row);
+    out(`  ${pad(s.label, 28)} ${pad(fmtRate(row.rate), 17)} Δ ${fmtDiff(row.step)}${row.step.low > 0 || row.step.high < 0 ? '  (interval excludes 0)' : ''}`);
+  }
+  json.genes = rows;
+}
+
+async function main(): Promise<void> {
+  const load0 = loadavg();
+  const t0 = Date.now();
+  const backend = createSandboxBackend(backendName, { warn: () => undefined });
+  const player = new Player(backend, concurrency);
+  out(`calibration bench: backend ${backendName}, concurrency ${concurrency}, seeds ${calibrationSeeds.join(',')}, load average ${load0.map((x) => x.toFixed(2)).join(' ')}`);
+  out(`default agent (environments/demo.run.yaml${args.includes("--genes") ? " with --genes" : ""}): ${JSON.stringify(defaultGenes)}`);
+  try {
+    if (sections.has('knobs')) await knobSection(player);
+    if (sections.has('users')) await userSection(player);
+    if (sections.has('levels')) await levelSection(player);
+    if (sections.has('genes')) await geneSection(player);
+  } finally {
+    await backend.dispose();
+  }
+  const load1 = loadavg();
+  out(`\n${player.played} rollouts (${player.errors} with status error) in ${Math.round((Date.now() - t0) / 1000)} s; load average at the end ${load1.map((x) => x.toFixed(2)).join(' ')}`);
+  json.rollouts = player.played;
+  json.errors = player.errors;
+  json.loadAverage = { start: load0, end: load1 };
+  out(JSON.stringify(json));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
