@@ -16,15 +16,15 @@ import { resolve } from 'node:path';
 import { createRng, hashString } from '../../src/core/ports/rng.js';
 import type { SandboxBackendName } from '../../src/core/ports/sandbox.js';
 import type { AgentGenes } from '../../src/core/spec/agent.js';
-import { commandIdioms } from '../../src/core/spec/agent.js';
 import type { EnvironmentSpec } from '../../src/core/spec/environment.js';
 import { loadRunConfig } from '../../src/core/spec/load.js';
 import type { UserProfile } from '../../src/core/spec/user.js';
-import { userProfileSchema } from '../../src/core/spec/user.js';
 import type { KnobName, Knobs, TaskFamily } from '../../src/builtin/families/family.js';
 import { knobNames, resolveKnobs } from '../../src/builtin/families/family.js';
 import { builtinFamilies } from '../../src/builtin/families/registry.js';
+import { geneMoves } from '../../src/builtin/agentEvolver.js';
 import { cooperativeNovice } from '../../src/builtin/user/seedUsers.js';
+import { applyUserMove, userMoves } from '../../src/builtin/user/userEvolver.js';
 import { createSandboxBackend } from '../../src/sandbox/factory.js';
 import type { Play } from './plays.js';
 import { Player } from './plays.js';
@@ -123,19 +123,37 @@ async function knobSection(player: Player): Promise<void> {
   json.knobs = all;
 }
 
-/** The reference user with some behaviour or persona changed. */
-const userWith = (label: string, change: { behavior?: Partial<UserProfile['behavior']>; expertise?: UserProfile['persona']['expertise'] }): UserProfile =>
-  userProfileSchema.parse({ ...reference, id: `ref-${label}`.toLowerCase().replace(/[^a-z0-9._-]/g, '-'), behavior: { ...reference.behavior, ...change.behavior }, persona: { ...reference.persona, ...(change.expertise ? { expertise: change.expertise } : {}) } });
-
-const userLadders: { name: string; values: { label: string; user: UserProfile }[] }[] = [
-  { name: 'cooperativeness', values: [0.95, 0.8, 0.65, 0.5, 0.35, 0.2].map((v) => ({ label: String(v), user: v === reference.behavior.cooperativeness ? reference : userWith(`c${v}`, { behavior: { cooperativeness: v } }) })) },
-  { name: 'ambiguity', values: [0.1, 0.25, 0.4, 0.55, 0.7, 0.85].map((v) => ({ label: String(v), user: v === reference.behavior.ambiguity ? reference : userWith(`a${v}`, { behavior: { ambiguity: v } }) })) },
-  { name: 'patience', values: [40, 20, 12, 7, 4, 3].map((v) => ({ label: String(v), user: v === reference.behavior.patience ? reference : userWith(`p${v}`, { behavior: { patience: v } }) })) },
-  { name: 'disclosure', values: (['upfront', 'on_request', 'incremental'] as const).map((v) => ({ label: v, user: v === reference.behavior.disclosure ? reference : userWith(`d-${v}`, { behavior: { disclosure: v } }) })) },
-  { name: 'expertise', values: (['expert', 'intermediate', 'novice'] as const).map((v) => ({ label: v, user: v === reference.persona.expertise ? reference : userWith(`e-${v}`, { expertise: v }) })) },
-  { name: 'errorReaction', values: (['calm', 'frustrated', 'accusatory'] as const).map((v) => ({ label: v, user: v === reference.behavior.errorReaction ? reference : userWith(`r-${v}`, { behavior: { errorReaction: v } }) })) },
-  { name: 'nonCollaborative', values: [[], ['unavailable_request'], ['tangent'], ['impatience'], ['fragments']].map((v) => ({ label: v[0] ?? 'none', user: v.length === 0 ? reference : userWith(`n-${v[0]}`, { behavior: { nonCollaborative: v as UserProfile['behavior']['nonCollaborative'] } }) })) },
-];
+/**
+ * Chains of the user evolver's own moves from the reference user: along each behaviour knob, the easier moves first
+ * (undone back to the easiest reachable user), then harder moves until the bound; and each non-collaborative mode.
+ */
+function userChains(): { name: string; values: { label: string; user: UserProfile }[] }[] {
+  const label = (u: UserProfile, knob: string): string => (knob === 'expertise' ? u.persona.expertise : String(u.behavior[knob as keyof UserProfile['behavior']]));
+  const chain = (knob: string, harder: string, easier: string): { name: string; values: { label: string; user: UserProfile }[] } => {
+    let start = reference;
+    for (let i = 0; i < 2; i++) {
+      const p = userMoves(start, 'easier').some((m) => m.id === easier) ? applyUserMove(start, easier, 0) : undefined;
+      if (!p?.ok) break;
+      start = p.child;
+    }
+    const values = [{ label: label(start, knob), user: start }];
+    for (let u = start, i = 0; i < 6; i++) {
+      const p = applyUserMove(u, harder, 0);
+      if (!p.ok) break;
+      u = p.child;
+      values.push({ label: label(u, knob), user: u });
+    }
+    return { name: knob, values };
+  };
+  return [
+    chain('disclosure', 'harder:less_disclosure', 'easier:more_disclosure'),
+    chain('ambiguity', 'harder:more_ambiguity', 'easier:less_ambiguity'),
+    chain('patience', 'harder:less_patience', 'easier:more_patience'),
+    chain('cooperativeness', 'harder:less_cooperative', 'easier:more_cooperative'),
+    chain('expertise', 'harder:less_expertise', 'easier:more_expertise'),
+    { name: 'nonCollaborative', values: [{ label: 'none', user: reference }, ...userMoves(reference, 'harder').filter((m) => m.knob === 'nonCollaborative').map((m) => ({ label: String(m.to), user: (applyUserMove(reference, m.id, 0) as { child: UserProfile }).child }))] },
+  ];
+}
 
 /** Plays of every family's base environment for one user: pooled over families, paired by index. */
 const pooledPlays = (user: UserProfile, genes: (f: TaskFamily) => AgentGenes, level = baseLevel): Play[] =>
@@ -145,7 +163,8 @@ async function userSection(player: Player): Promise<void> {
   out(`\n== User behaviour steps: success of the default agent, every family at level ${baseLevel}, pooled (paired; n = ${perSeedPooled * calibrationSeeds.length * families.length} per cell) ==`);
   out(`  ${pad('behaviour', 18)} ${pad('value', 14)} ${pad('success [95% CI]', 17)} ${pad('step', 22)} Δ success [95% CI]`);
   const all: Record<string, StepRow[]> = {};
-  for (const l of userLadders) {
+  out(`  (each step is one move of the built-in user evolver from the reference user ${reference.id})`);
+  for (const l of userChains()) {
     const rows = await ladder(player, l.values.map((v) => ({ label: v.label, plays: pooledPlays(v.user, () => defaultGenes) })));
     printLadder(l.name, rows);
     all[l.name] = rows;
@@ -169,22 +188,8 @@ async function levelSection(player: Player): Promise<void> {
   json.levels = all;
 }
 
-/** Single gene steps from the default agent, of the size the built-in agent evolver makes. */
-function geneSteps(g: AgentGenes): { label: string; genes: AgentGenes }[] {
-  const out: { label: string; genes: AgentGenes }[] = [];
-  const rate = (name: 'askFirst' | 'explore' | 'verify', d: number): void => {
-    const v = Math.round(Math.min(1, Math.max(0, g[name] + d)) * 100) / 100;
-    if (v !== g[name]) out.push({ label: `${name} ${g[name]}→${v}`, genes: { ...g, [name]: v } });
-  };
-  const count = (name: 'questionBudget' | 'persistence', d: number): void => {
-    const v = Math.max(0, g[name] + d);
-    if (v !== g[name]) out.push({ label: `${name} ${g[name]}→${v}`, genes: { ...g, [name]: v } });
-  };
-  for (const n of ['askFirst', 'explore', 'verify'] as const) { rate(n, 0.15); rate(n, -0.15); }
-  for (const n of ['questionBudget', 'persistence'] as const) { count(n, 1); count(n, -1); }
-  for (const i of commandIdioms) if (i !== g.idiom) out.push({ label: `idiom ${g.idiom}→${i}`, genes: { ...g, idiom: i } });
-  return out;
-}
+/** Single gene steps from the default agent: the built-in agent evolver's own moves. */
+const geneSteps = (g: AgentGenes): { label: string; genes: AgentGenes }[] => geneMoves(g).map((m) => ({ label: m.change, genes: { ...g, [m.gene]: m.to } }));
 
 async function geneSection(player: Player): Promise<void> {
   const n = perSeedPooled * calibrationSeeds.length * families.length;

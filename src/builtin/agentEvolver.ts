@@ -7,38 +7,44 @@ import { agentConfigSchema, commandIdioms } from '../core/spec/agent.js';
 
 export const builtinAgentEvolverLabel = 'built-in gene mutation (not an LLM)';
 
-const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
-/** A standard normal draw (Box-Muller) from the caller's stream. */
-function gaussian(rng: Rng): number {
-  const u = Math.max(rng.next(), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
+/**
+ * The size of one mutation step per gene: large enough that one step changes the default agent's success by an
+ * amount a paired test on a held-out set of modest size can see (npm run bench:calibration, gene steps). Rates
+ * stop at their bounds; counts move by one.
+ */
+export const geneSteps = { askFirst: 0.1, explore: 0.1, verify: 0.2, questionBudget: 1, persistence: 1 };
+const countBounds = { questionBudget: 20, persistence: 10 };
+
+/** One single-gene step from `genes`. */
+export interface GeneMove {
+  gene: keyof AgentGenes;
+  from: number | string;
+  to: number | string;
+  /** e.g. "askFirst 0.9->1". */
+  change: string;
+}
+
+/** Every single-gene step from `genes`: each rate up and down, each count up and down, each other idiom. */
+export function geneMoves(genes: AgentGenes): GeneMove[] {
+  const out: GeneMove[] = [];
+  const push = (gene: keyof AgentGenes, to: number | string): void => {
+    if (to !== genes[gene]) out.push({ gene, from: genes[gene], to, change: `${gene} ${genes[gene]}->${to}` });
+  };
+  for (const g of ['askFirst', 'explore', 'verify'] as const) for (const sign of [1, -1]) push(g, round2(Math.min(1, Math.max(0, genes[g] + sign * geneSteps[g]))));
+  for (const g of ['questionBudget', 'persistence'] as const) for (const sign of [1, -1]) push(g, Math.min(countBounds[g], Math.max(0, genes[g] + sign * geneSteps[g])));
+  for (const idiom of commandIdioms) push('idiom', idiom);
+  return out;
 }
 
 /**
- * Mutates one or two strategy genes (gaussian steps on the rates, ±1 on the counts, an idiom swap), so each
- * candidate differs from the incumbent by a change that can be named. Promotion is the controller's decision.
+ * One mutation: a single-gene step drawn from `rng`, so each candidate differs from the incumbent by one change that
+ * can be named and measured. Promotion is the controller's decision.
  */
 export function mutateGenes(genes: AgentGenes, rng: Rng): { genes: AgentGenes; change: string } {
-  const out: AgentGenes = { ...genes };
-  const changes: string[] = [];
-  const names = rng.shuffle(['askFirst', 'questionBudget', 'explore', 'verify', 'idiom', 'persistence'] as const).slice(0, rng.chance(0.5) ? 1 : 2);
-  for (const g of names) {
-    if (g === 'idiom') {
-      out.idiom = rng.pick(commandIdioms.filter((i) => i !== genes.idiom));
-      changes.push(`idiom ${genes.idiom}->${out.idiom}`);
-    } else if (g === 'questionBudget' || g === 'persistence') {
-      const max = g === 'questionBudget' ? 20 : 10;
-      const next = clamp(genes[g] + (rng.chance(0.5) ? 1 : -1), 0, max);
-      out[g] = next === genes[g] ? clamp(genes[g] + (next === 0 ? 1 : -1), 0, max) : next;
-      changes.push(`${g} ${genes[g]}->${out[g]}`);
-    } else {
-      out[g] = round2(clamp(genes[g] + 0.15 * gaussian(rng), 0, 1));
-      changes.push(`${g} ${genes[g]}->${out[g]}`);
-    }
-  }
-  return { genes: out, change: changes.join(', ') };
+  const move = rng.pick(geneMoves(genes));
+  return { genes: { ...genes, [move.gene]: move.to }, change: move.change };
 }
 
 export function createBuiltinAgentEvolver(): AgentEvolverRole {

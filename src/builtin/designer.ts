@@ -1,7 +1,7 @@
 import { zeroUsage } from '../core/ports/model.js';
 import type { Rng } from '../core/ports/rng.js';
 import { createRng } from '../core/ports/rng.js';
-import type { DesignerRole, Direction, Proposal } from '../core/roles/ports.js';
+import type { DesignMove, DesignerRole, Direction, Proposal } from '../core/roles/ports.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import type { KnobName, Knobs, TaskFamily } from './families/family.js';
 import { contentSeedOf, drawContentSeed, knobNames, resolveKnobs } from './families/family.js';
@@ -97,10 +97,26 @@ export function mutateEnvironment(parent: EnvironmentSpec, direction: Direction,
   return applyEnvironmentMove(parent, chosen, generation, rng);
 }
 
+/** The port's view of a move: id = lineage operator, with the knob and its values. */
+export function designMove(m: EnvironmentMove, family: TaskFamily): DesignMove {
+  return { id: m.operator, direction: m.direction, knob: m.knob, from: m.from, to: m.to, description: `${m.knob} ${m.from} → ${m.to}: ${family.knobs[m.knob].description}` };
+}
+
 export function createBuiltinDesigner(): DesignerRole {
   return {
     kind: 'builtin',
     label: builtinDesignerLabel,
     propose: async ({ parent, direction, knob, generation, rng }) => mutateEnvironment(parent, direction, knob, generation, rng),
+    moves: (parent) => {
+      const family = findFamily(parent.family);
+      return family ? environmentMoves(parent).map((m) => designMove(m, family)) : [];
+    },
+    apply: async ({ parent, move, generation, rng }) => {
+      const [direction, knob] = move.id.split(':') as [Direction, KnobName];
+      if ((direction !== 'harder' && direction !== 'easier') || !knob) {
+        return { ok: false, operator: move.id, reason: `"${move.id}" is not a built-in designer move; moves are "harder:<knob>" or "easier:<knob>"`, usage: zeroUsage() };
+      }
+      return applyEnvironmentMove(parent, { direction, knob }, generation, rng);
+    },
   };
 }

@@ -19,17 +19,18 @@ type Policy = Generator<Move, void, ToolResult | undefined>;
  * How careless the agent is. A stage that can go wrong in every way slips with `baseSlip` x the idiom factor: a
  * wrong value, a misplaced line or stray whitespace, in proportion to the weights below (a stage that can only go
  * wrong one way slips at that kind's share of the rate). Half the slips are misunderstandings that come back on
- * a retry unless a verbose check named the problem. Calibrated with `npm run bench:calibration`.
+ * a retry unless a verbose check named the problem (or the agent saw it in its output). Calibrated with
+ * `npm run bench:calibration`.
  */
 export const carelessness = {
-  baseSlip: 0.2,
-  idiomFactor: { best: 0.4, other: 1.2 },
-  slipWeights: { content: 1, order: 2, space: 2 } as Record<Slip, number>,
+  baseSlip: 0.35,
+  idiomFactor: { best: 0.15, other: 1.2 },
+  slipWeights: { content: 1, order: 3, space: 1 } as Record<Slip, number>,
   persistentShare: 0.5,
   retryFactor: 0.5,
   hintFactor: 0.5,
-  /** Chance that a look at the output (no check.sh) reveals a defect of each kind. */
-  eye: { order: 0.15, content: 0.05, space: 0 } as Record<Slip, number>,
+  /** Chance that a look at the output (no check.sh) reveals a defect of each kind, for the most careful agent (verify 1). */
+  eye: { order: 0.5, content: 0.3, space: 0.3 } as Record<Slip, number>,
 };
 
 /**
@@ -189,8 +190,10 @@ function* solveAndCheck(ep: Episode): Generator<Move, boolean, ToolResult | unde
       named = !ok && /^problem:/m.test(outputOf(r));
     } else {
       const r = yield { call: { name: 'run_command', command: `head -n 20 ${shq(output)}` }, say: 'Checking the result.' };
-      const noticed = [...slips].some(([stage, s]) => rng.fork(`eye/${attempt}/${stage}`).chance(carelessness.eye[s.kind]));
+      // A defect seen with one's own eyes is one the agent knows how to fix.
+      const noticed = [...slips].some(([stage, s]) => rng.fork(`eye/${attempt}/${stage}`).chance(carelessness.eye[s.kind] * genes.verify));
       ok = exitOf(r) === 0 && outputOf(r).trim() !== '' && !noticed && !failed;
+      named = noticed;
     }
     if (ok) return true;
     carried = named ? new Map() : new Map([...slips].filter(([, s]) => s.persistent));

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Rng } from '../../core/ports/rng.js';
 import type { EnvironmentSpec, HiddenFact, SandboxFile } from '../../core/spec/environment.js';
 import { environmentSpecSchema } from '../../core/spec/environment.js';
@@ -87,7 +88,15 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
     knobs.feedback > 0 ? `Run \`sh ${checkScriptPath} <config file>\` to check the syntax before you finish.` : '',
   ].filter(Boolean).join('\n');
   if (knobs.feedback > 0) {
-    files.push({ path: checkScriptPath, content: buildFormatCheck({ data: '^(|#.*|\\[[a-z]+\\]|[a-z_]+ = [^ ]+)$' }, knobs.feedback >= 2), mode: '755' });
+    // The check also covers the later steps: the backup is the original, the changelog line ends the file, RELOAD names it.
+    const rules = {
+      data: '^(|#.*|\\[[a-z]+\\]|[a-z_]+ = [^ ]+)$',
+      sections: Object.fromEntries(settings.map((x) => [x.key, x.section])),
+      ...(h >= 2 ? { backupMd5: createHash('md5').update(render(false)).digest('hex') } : {}),
+      ...(h >= 3 ? { footers: ['^# changed: [a-z_,]+$'] } : {}),
+      ...(h >= 4 ? { namedIn: 'app/RELOAD' } : {}),
+    };
+    files.push({ path: checkScriptPath, content: buildFormatCheck(rules, knobs.feedback >= 2), mode: '755' });
   }
 
   const verifier = buildVerifier(name, knobs.strictness, checks({ live, decoys, strictness: knobs.strictness, horizon: h, fixed: render(true), original: render(false), changelog }));
@@ -167,17 +176,6 @@ function editCommand(k: Knowledge, cfg: string, s: Slip | undefined): string {
   return parts.join(' && ') || 'true';
 }
 
-/** Collateral damage of a careless rewrite: another key clobbered (content), the heading comment dropped (order), blank lines dropped (space). */
-function keepCommand(k: Knowledge, cfg: string, s: Slip | undefined): string | undefined {
-  if (s === 'order') return `grep -v '^# .* service configuration$' ${cfg} > .work/cfg && cat .work/cfg > ${cfg}`;
-  if (s === 'space') return `grep -v '^$' ${cfg} > .work/cfg && cat .work/cfg > ${cfg}`;
-  if (s === 'content') {
-    const other = settings.find((x) => !k.wanted.includes(x.key));
-    return other ? `sed -E -i ${shq(`s|^(${other.key}) = .*$|\\1 = ${other.current}0|`)} ${cfg}` : undefined;
-  }
-  return undefined;
-}
-
 const playbook: FamilyPlaybook = {
   bestIdiom: 'sed',
   slots,
@@ -195,7 +193,6 @@ const playbook: FamilyPlaybook = {
     const all: Slip[] = ['content', 'order', 'space'];
     return [
       { name: 'edit', slips: all },
-      { name: 'keep', slips: all },
       ...(k.stages >= 2 ? [{ name: 'backup', slips: all }] : []),
       ...(k.stages >= 3 ? [{ name: 'changelog', slips: all }] : []),
       ...(k.stages >= 4 ? [{ name: 'reload', slips: ['content', 'space'] as Slip[] }] : []),
@@ -203,10 +200,13 @@ const playbook: FamilyPlaybook = {
   },
   outputPath: (k) => k.inputs[0] ?? 'app/conf/service.ini',
   solve(k, _idiom, slip): PlannedCommand[] {
-    const cmds: PlannedCommand[] = [{ stage: 'prepare', command: 'mkdir -p .work' }];
+    const cmds: PlannedCommand[] = [{ stage: 'prepare', command: 'mkdir -p .work/pristine' }];
     const live = k.inputs[0] ?? 'app/conf/service.ini';
     for (const [i, path] of (k.inputs.length ? k.inputs : [live]).entries()) {
       const cfg = shq(path);
+      // Every attempt starts from the file as it was: kept aside on the first one, put back on a retry.
+      const pristine = shq(`.work/pristine/${path.replace(/\//g, '_')}`);
+      cmds.push({ stage: 'prepare', command: `[ -f ${pristine} ] || cp ${cfg} ${pristine}; cat ${pristine} > ${cfg}` });
       if (k.stages >= 2) {
         const s = i === 0 ? slip('backup') : undefined;
         const copy = s === 'order' ? `LC_ALL=C sort ${cfg}` : s === 'space' ? `sed 's/$/ /' ${cfg}` : `cat ${cfg}`;
@@ -217,8 +217,6 @@ const playbook: FamilyPlaybook = {
       } else {
         cmds.push({ stage: 'edit', command: editCommand(k, cfg, i === 0 ? slip('edit') : undefined) });
       }
-      const keep = i === 0 ? keepCommand(k, cfg, slip('keep')) : undefined;
-      if (keep) cmds.push({ stage: 'keep', command: keep });
       if (k.stages >= 3) {
         const s = i === 0 ? slip('changelog') : undefined;
         const keys = s === 'content' ? [...k.wanted].reverse() : k.wanted;

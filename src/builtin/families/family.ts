@@ -64,7 +64,9 @@ export function resolveKnobs(family: Pick<TaskFamily, 'knobs' | 'maxLevel' | 'na
   for (const name of knobNames) {
     const def = family.knobs[name];
     const given = input.knobs?.[name];
-    const value = given ?? Math.round(def.atLevel1 + (def.atMaxLevel - def.atLevel1) * t);
+    // A level between two knob values takes the harder one.
+    const exact = def.atLevel1 + (def.atMaxLevel - def.atLevel1) * t;
+    const value = given ?? (def.harder === 'up' ? Math.round(exact) : -Math.round(-exact));
     out[name] = Math.min(def.max, Math.max(def.min, Math.round(value)));
   }
   return out;

@@ -107,7 +107,7 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
   ].filter(Boolean).join('\n');
   if (knobs.feedback > 0) {
     const footers = [...(h >= 4 ? ['^folders [0-9]+$'] : []), ...(h >= 3 ? ['^total [0-9]+$'] : [])];
-    files.push({ path: checkScriptPath, content: buildFormatCheck({ data: '^[A-Za-z]+/[A-Za-z0-9._-]+$', sortArgs: '-k1', ...(footers.length ? { footers } : {}) }, knobs.feedback >= 2), mode: '755' });
+    files.push({ path: checkScriptPath, content: buildFormatCheck({ data: '^[A-Za-z]+/[A-Za-z0-9._-]+$', sortArgs: '-k1', movedFrom: 'inbox', ...(footers.length ? { footers } : {}) }, knobs.feedback >= 2), mode: '755' });
   }
 
   const list = (dir: string, exclude?: string): string => `cd ${shq(dir)} && find . -type f${exclude ? ` ! -path ${shq(`./${exclude}`)}` : ''} | sed 's|^\\./||' | LC_ALL=C sort`;
@@ -219,7 +219,7 @@ const playbook: FamilyPlaybook = {
     const all: Slip[] = ['content', 'order', 'space'];
     return [
       { name: 'move', slips: ['content', 'order'] },
-      ...(k.stages >= 2 ? [{ name: 'misc', slips: ['content', 'order'] as Slip[] }] : []),
+      ...(k.stages >= 2 ? [{ name: 'misc', slips: ['content'] as Slip[] }] : []),
       { name: 'manifest', slips: all },
       ...(k.stages >= 3 ? [{ name: 'total', slips: all }] : []),
       ...(k.stages >= 4 ? [{ name: 'folders', slips: all }] : []),

@@ -116,7 +116,7 @@ function stagesFor(horizon: number): (keyof typeof stageText)[] {
 }
 
 function formatRules(horizon: number): FormatRules {
-  if (horizon <= 1) return { data: '^2024-[0-9-]+ [0-9:]+ [A-Z]+ [a-z]+: ' };
+  if (horizon <= 1) return { data: '^2024-[0-9-]+ [0-9:]+ [A-Z]+ [a-z]+: ', sortArgs: '-s -k2,2' };
   return {
     data: '^[0-9]+ [a-z]+$',
     sortArgs: '-k1,1nr -k2,2',
@@ -216,10 +216,11 @@ const playbook: FamilyPlaybook = {
   inspect: (path) => `head -n 1 ${shq(path)}`,
   observeInspect: (_path, output) => (output.startsWith('# rotated') ? 'decoy' : 'input'),
   stages(k): StageDef[] {
-    if (k.stages <= 1) return [{ name: 'filter', slips: ['content'] }, { name: 'write', slips: ['order', 'space'] }];
+    // The ordering stage has one name at every horizon, so its draws stay paired across a horizon step.
+    if (k.stages <= 1) return [{ name: 'filter', slips: ['content'] }, { name: 'sort', slips: ['order', 'space'] }];
     return [
       { name: 'filter', slips: ['content'] },
-      { name: 'count', slips: ['content'] },
+      { name: 'count', slips: ['content', 'space'] },
       { name: 'sort', slips: ['order', 'space'] },
       ...(k.stages >= 3 ? [{ name: 'total', slips: ['content', 'order', 'space'] as Slip[] }] : []),
       ...(k.stages >= 4 ? [{ name: 'header', slips: ['content', 'order', 'space'] as Slip[] }] : []),
@@ -233,16 +234,19 @@ const playbook: FamilyPlaybook = {
       { stage: 'filter', command: filterCommand(k, idiom, slip('filter') === 'content') },
     ];
     if (k.stages <= 1) {
-      const s = slip('write');
-      cmds.push({ stage: 'write', command: `${s === 'order' ? 'LC_ALL=C sort -k4 .work/lines.txt' : 'cat .work/lines.txt'}${trailing(s)} > ${out}` });
+      const s = slip('sort');
+      cmds.push({ stage: 'sort', command: `${s === 'order' ? 'LC_ALL=C sort -k4 .work/lines.txt' : 'cat .work/lines.txt'}${trailing(s)} > ${out}` });
       return cmds;
     }
-    const field = slip('count') === 'content' ? '$3' : '$4';
+    const countSlip = slip('count');
+    const field = countSlip === 'content' ? '$3' : '$4';
+    // A misordered count list: by name, backwards (counts are often tied, so sorting by name alone is often right).
     const sortSlip = slip('sort');
     const count = idiom === 'awk'
       ? `awk '{ c = ${field}; sub(/:$/, "", c); n[c]++ } END { for (k in n) print n[k], k }' .work/lines.txt`
       : `cut -d ' ' -f ${field.slice(1)} .work/lines.txt | sed 's/:$//' | LC_ALL=C sort | uniq -c | sed -E 's/^ *([0-9]+) (.*)$/\\1 \\2/'`;
-    cmds.push({ stage: 'count', command: `${count} | LC_ALL=C sort ${sortSlip === 'order' ? '-k2,2' : '-k1,1nr -k2,2'}${trailing(sortSlip)} > .work/counts.txt` });
+    const indent = countSlip === 'space' ? ` | sed 's/^/ /'` : '';
+    cmds.push({ stage: 'count', command: `${count} | LC_ALL=C sort ${sortSlip === 'order' ? '-k2,2r' : '-k1,1nr -k2,2'}${indent}${trailing(sortSlip)} > .work/counts.txt` });
     const [fromS, toS] = factOr(k, slots, 'window').split('-');
     const header = slip('header');
     const headerLine = `printf '# %s %s:00-%s:${header === 'content' ? '00' : '59'}${header === 'space' ? ' ' : ''}\\n' ${factOr(k, slots, 'level')} ${fromS} ${toS}`;

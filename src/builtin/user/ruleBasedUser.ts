@@ -12,21 +12,44 @@ const tangents = ['By the way, did you see the game last night?', 'Oh, and the c
 const toneOnRepeat = { calm: 'As I said, ', frustrated: 'I already told you that. ', accusatory: 'Are you even listening? I said it already: ' } as const;
 const unavailableAsk = 'Also, please email the result to my boss when you are done.';
 
+/**
+ * How a user's knobs shape what it says, as smooth functions so that every step of a knob changes outcomes:
+ * - a fact it is asked about is told in full with probability cooperativeness^(1 + 4 ambiguity + expertise term);
+ *   otherwise the answer names the topic but not the value (a fully cooperative user always answers in full);
+ * - in its opening message a precise user volunteers each needed fact with probability 0.3 - ambiguity (if positive);
+ * - patience is counted in agent turns (commands and messages): past half of it the user may stop waiting, with
+ *   probability rising linearly to 1 at 1.5 x patience (then the goal is not met), and a user asked more questions
+ *   than its patience stops talking.
+ */
+export const userModel = {
+  ambiguityWeight: 4,
+  expertiseTerm: { expert: 0, intermediate: 0.5, novice: 1 } as Record<UserProfile['persona']['expertise'], number>,
+  volunteerAt: 0.3,
+};
+
 /** The built-in simulated user: reveals hidden facts by keyword rules, shaped by its behaviour knobs; rates by rules. */
 export function createRuleBasedUser(): UserRole {
   return { kind: 'builtin', label: ruleBasedUserLabel, begin: ({ env, profile, rng }) => new RuleBasedUserEpisode(env, profile, rng) };
+}
+
+/** Chance that one answer about a fact tells its value. */
+export function fullAnswerChance(profile: UserProfile): number {
+  const b = profile.behavior;
+  return b.cooperativeness ** (1 + userModel.ambiguityWeight * b.ambiguity + userModel.expertiseTerm[profile.persona.expertise]);
 }
 
 class RuleBasedUserEpisode implements UserEpisode {
   private readonly facts: HiddenFact[];
   private readonly disclosed = new Set<string>();
   private readonly pending: HiddenFact[] = [];
+  private readonly asked = new Map<string, number>();
   private agentMessages = 0;
   private repeats = 0;
   private offTopicStreak = 0;
   private stop: StopReason | undefined;
   private readonly patience: number;
 
+  // Every draw comes from a stream named after what it decides, so one changed knob leaves the other draws alone.
   constructor(private readonly env: EnvironmentSpec, private readonly profile: UserProfile, private readonly rng: Rng) {
     this.facts = [...env.user.facts, ...profile.facts];
     const b = profile.behavior;
@@ -42,14 +65,12 @@ class RuleBasedUserEpisode implements UserEpisode {
     const request = this.env.user.request;
     const parts: string[] = [];
     if (b.verbosity >= 0.7) parts.push(`Hi, I'm ${this.profile.persona.name}.${this.profile.persona.background ? ` ${this.profile.persona.background}` : ''}`);
-    // Ambiguity: a vague user drops the specifics of the request; a precise one volunteers the first thing the agent needs.
+    // Ambiguity: a vague user drops the specifics of the request; a precise one volunteers some of what the agent needs.
     parts.push(b.ambiguity >= 0.7 ? `${request.split(/[,.?!]/)[0] ?? request}... you know, the usual thing.` : request);
-    const disclose: HiddenFact[] = [];
-    if (b.disclosure === 'upfront') disclose.push(...this.facts);
-    else if (b.ambiguity <= 0.2) {
-      const first = this.facts.find((f) => this.env.user.requiredFacts.includes(f.id)) ?? this.facts[0];
-      if (first) disclose.push(first);
-    }
+    const volunteer = Math.max(0, userModel.volunteerAt - b.ambiguity);
+    const disclose = b.disclosure === 'upfront'
+      ? this.facts
+      : this.facts.filter((f) => this.env.user.requiredFacts.includes(f.id) && this.rng.fork(`open/${f.id}`).chance(volunteer));
     for (const f of disclose) this.disclosed.add(f.id);
     parts.push(...disclose.map((f) => f.text));
     if (b.nonCollaborative.includes('unavailable_request')) parts.push(unavailableAsk);
@@ -59,7 +80,8 @@ class RuleBasedUserEpisode implements UserEpisode {
   async reply(agentMessage: string): Promise<UserTurn> {
     const b = this.b;
     this.agentMessages++;
-    if (this.agentMessages > this.patience) return this.end('out_of_patience', 'I have spent enough time on this. I will do it myself.');
+    const n = this.agentMessages;
+    if (n > this.patience) return this.end('out_of_patience', 'I have spent enough time on this. I will do it myself.');
     const text = agentMessage.toLowerCase();
     if (/\b(done|finished|completed)\b/.test(text) && !text.includes('?')) return this.end('done', 'Great, thanks.');
 
@@ -76,7 +98,7 @@ class RuleBasedUserEpisode implements UserEpisode {
     if (matched.length === 0) {
       this.offTopicStreak++;
       if (this.offTopicStreak >= 3) return this.end('out_of_scope', 'I do not see how that is related to what I asked. Let us stop here.');
-      parts.push(b.nonCollaborative.includes('tangent') && this.rng.chance(0.5) ? this.rng.pick(tangents)
+      parts.push(b.nonCollaborative.includes('tangent') && this.rng.fork(`tangent/${n}`).chance(0.5) ? this.rng.fork(`tangent-pick/${n}`).pick(tangents)
         : this.profile.persona.expertise === 'novice' ? 'I am not sure what you mean, I do not know the technical side.' : 'Not sure what you are asking.');
       return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
     }
@@ -95,9 +117,12 @@ class RuleBasedUserEpisode implements UserEpisode {
       this.pending.push(...answer.slice(1));
       answer = answer.slice(0, 1);
     }
+    const full = fullAnswerChance(this.profile);
     for (const f of answer) {
-      // Cooperativeness: a partial answer names the topic but not the value, so the agent has to ask again.
-      if (this.rng.chance(b.cooperativeness)) {
+      const time = (this.asked.get(f.id) ?? 0) + 1;
+      this.asked.set(f.id, time);
+      // A partial answer names the topic but not the value, so the agent has to ask again.
+      if (this.rng.fork(`answer/${f.id}/${time}`).chance(full)) {
         this.disclosed.add(f.id);
         disclosedNow.push(f.id);
         parts.push(f.text);
@@ -105,7 +130,7 @@ class RuleBasedUserEpisode implements UserEpisode {
         parts.push(`Hmm, about the ${f.keywords[0] ?? 'details'}... I do not remember exactly right now.`);
       }
     }
-    if (b.nonCollaborative.includes('tangent') && this.rng.chance(0.3)) parts.push(this.rng.pick(tangents));
+    if (b.nonCollaborative.includes('tangent') && this.rng.fork(`tangent/${n}`).chance(0.3)) parts.push(this.rng.fork(`tangent-pick/${n}`).pick(tangents));
     return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
   }
 
@@ -114,17 +139,22 @@ class RuleBasedUserEpisode implements UserEpisode {
     const passed = (input.verifier?.reward ?? 0) >= 1;
     const agentText = agentWords(input.steps);
     const contradicted = this.facts.filter((f) => this.env.user.requiredFacts.includes(f.id) && contradicts(f, this.facts, agentText)).map((f) => f.id);
-    const goalMet = input.submitted && passed && contradicted.length === 0;
     const turns = input.steps.filter((s) => s.source === 'agent').length;
+    // Patience is counted in agent turns: past half of it the user may have stopped waiting, whatever the result.
+    const waited = this.rng.fork('waited').chance(Math.min(1, Math.max(0, 1.5 - turns / this.patience)));
+    const goalMet = input.submitted && passed && contradicted.length === 0 && waited;
     const reasons: string[] = [];
     let score = 5;
-    if (!goalMet) { score -= 2; reasons.push(!input.submitted ? 'the task was not handed in' : !passed ? 'the result is wrong' : `it went against what I said about ${contradicted.join(', ')}`); }
-    if (turns > this.patience * 0.75) { score -= 1; reasons.push(`it took ${turns} turns`); }
+    if (!goalMet) {
+      score -= 2;
+      reasons.push(!input.submitted ? 'the task was not handed in' : !waited ? `it took ${turns} turns and I stopped waiting (patience ${this.patience})` : !passed ? 'the result is wrong' : `it went against what I said about ${contradicted.join(', ')}`);
+    }
+    if (waited && turns > this.patience * 0.5) { score -= 1; reasons.push(`it took ${turns} turns`); }
     if (this.repeats > 0) { score -= Math.min(2, this.repeats); reasons.push(`I had to repeat myself ${this.repeats} time(s)`); }
     if (!goalMet && b.errorReaction !== 'calm') { score -= 1; reasons.push(b.errorReaction === 'accusatory' ? 'and that is not acceptable' : 'which is frustrating'); }
     if (b.nonCollaborative.includes('unavailable_request') && !/\b(can ?not|can't|unable)\b/i.test(agentText)) { score -= 1; reasons.push('my email request was ignored'); }
     const satisfaction = Math.min(5, Math.max(1, score));
-    const stopReason: StopReason = this.stop ?? (input.submitted ? 'agent_submitted' : 'gave_up');
+    const stopReason: StopReason = this.stop ?? (!waited ? 'out_of_patience' : input.submitted ? 'agent_submitted' : 'gave_up');
     const reason = goalMet ? `Goal met${reasons.length ? `, but ${reasons.join('; ')}` : ''}.` : `Goal not met: ${reasons.join('; ')}.`;
     return { rating: { goalMet, satisfaction, reason, stopReason }, usage: zeroUsage() };
   }

@@ -2,7 +2,7 @@ import { zeroUsage } from '../../core/ports/model.js';
 import { hashString } from '../../core/ports/rng.js';
 import type { Rng } from '../../core/ports/rng.js';
 import { realismBounds } from '../../core/evolution/realism.js';
-import type { Direction, Proposal, UserEvolverRole } from '../../core/roles/ports.js';
+import type { DesignMove, Direction, Proposal, UserEvolverRole } from '../../core/roles/ports.js';
 import type { UserProfile } from '../../core/spec/user.js';
 import { disclosureModes, expertiseLevels, nonCollaborativeModes, userProfileSchema } from '../../core/spec/user.js';
 
@@ -11,65 +11,112 @@ export const builtinUserEvolverLabel = 'built-in user knob moves (not an LLM)';
 type Behavior = UserProfile['behavior'];
 type Persona = UserProfile['persona'];
 
-/** A knob move: the new behaviour/persona, or undefined when it would leave the human-like bounds or change nothing. */
-interface UserMove { name: string; apply(b: Behavior, p: Persona, rng: Rng): { b: Behavior; p: Persona } | undefined }
+/** One behaviour move: the changed field, its values, and the moved user; undefined when it would leave the bounds or change nothing. */
+interface UserMoveDef {
+  name: string;
+  direction: Direction;
+  knob: string;
+  description: string;
+  apply(b: Behavior, p: Persona): { b: Behavior; p: Persona; from: number | string; to: number | string } | undefined;
+}
 
 const within = (name: 'cooperativeness' | 'patience' | 'ambiguity', v: number): boolean => v >= realismBounds[name].min && v <= realismBounds[name].max;
 const round2 = (x: number): number => Math.round(x * 100) / 100;
-const shift = (name: 'cooperativeness' | 'ambiguity', delta: number): UserMove['apply'] => (b, p) => {
-  const v = round2(b[name] + delta);
-  return within(name, v) && v !== b[name] ? { b: { ...b, [name]: v }, p } : undefined;
+
+/** Step sizes, chosen so that one step moves the default agent's success measurably (npm run bench:calibration). */
+export const userSteps = { ambiguity: 0.15, cooperativeness: 0.1, patienceFactor: 0.8 };
+
+// A step that would cross a bound stops at it; a knob already at its bound has no move past it.
+const clampTo = (name: 'cooperativeness' | 'patience' | 'ambiguity', v: number): number => Math.min(realismBounds[name].max, Math.max(realismBounds[name].min, v));
+const shift = (name: 'cooperativeness' | 'ambiguity', delta: number): UserMoveDef['apply'] => (b, p) => {
+  const v = round2(clampTo(name, b[name] + delta));
+  return within(name, b[name]) && v !== b[name] ? { b: { ...b, [name]: v }, p, from: b[name], to: v } : undefined;
 };
-const disclosureStep = (delta: number): UserMove['apply'] => (b, p) => {
-  // upfront → on_request → incremental is the order of less disclosure.
-  const i = disclosureModes.indexOf(b.disclosure) + delta;
-  const next = disclosureModes[i];
-  return next ? { b: { ...b, disclosure: next }, p } : undefined;
+const patienceStep = (harder: boolean): UserMoveDef['apply'] => (b, p) => {
+  const scaled = clampTo('patience', harder ? Math.min(b.patience - 1, Math.round(b.patience * userSteps.patienceFactor)) : Math.max(b.patience + 1, Math.round(b.patience / userSteps.patienceFactor)));
+  return within('patience', b.patience) && scaled !== b.patience ? { b: { ...b, patience: scaled }, p, from: b.patience, to: scaled } : undefined;
+};
+// upfront → on_request → incremental is the order of less disclosure.
+const disclosureStep = (delta: number): UserMoveDef['apply'] => (b, p) => {
+  const next = disclosureModes[disclosureModes.indexOf(b.disclosure) + delta];
+  return next ? { b: { ...b, disclosure: next }, p, from: b.disclosure, to: next } : undefined;
+};
+// expert → intermediate → novice is the order of less precise answers.
+const expertiseStep = (delta: number): UserMoveDef['apply'] => (b, p) => {
+  const order = [...expertiseLevels].reverse();
+  const next = order[order.indexOf(p.expertise) + delta];
+  return next ? { b, p: { ...p, expertise: next }, from: p.expertise, to: next } : undefined;
 };
 
-const harderMoves: UserMove[] = [
-  { name: 'less_disclosure', apply: disclosureStep(1) },
-  { name: 'more_ambiguity', apply: shift('ambiguity', 0.15) },
-  { name: 'less_patience', apply: (b, p) => (within('patience', b.patience - 3) ? { b: { ...b, patience: b.patience - 3 }, p } : undefined) },
-  { name: 'less_cooperative', apply: shift('cooperativeness', -0.15) },
-  { name: 'other_expertise', apply: (b, p, rng) => ({ b, p: { ...p, expertise: rng.pick(expertiseLevels.filter((e) => e !== p.expertise)) } }) },
-  {
-    name: 'enable_non_collaborative',
-    apply: (b, p, rng) => {
-      const off = nonCollaborativeModes.filter((m) => !b.nonCollaborative.includes(m));
-      if (off.length === 0 || b.nonCollaborative.length >= realismBounds.maxNonCollaborativeModes) return undefined;
-      return { b: { ...b, nonCollaborative: [...b.nonCollaborative, rng.pick(off)] }, p };
-    },
-  },
-];
-
-const easierMoves: UserMove[] = [
-  { name: 'more_disclosure', apply: disclosureStep(-1) },
-  { name: 'less_ambiguity', apply: shift('ambiguity', -0.15) },
-  { name: 'more_patience', apply: (b, p) => (within('patience', b.patience + 3) ? { b: { ...b, patience: b.patience + 3 }, p } : undefined) },
-  { name: 'more_cooperative', apply: shift('cooperativeness', 0.15) },
-  { name: 'other_expertise', apply: harderMoves[4]!.apply },
-  {
-    name: 'disable_non_collaborative',
-    apply: (b, p, rng) => (b.nonCollaborative.length === 0 ? undefined : { b: { ...b, nonCollaborative: b.nonCollaborative.filter((m) => m !== rng.pick(b.nonCollaborative)) }, p }),
-  },
-];
-
-/** One knob move in the given direction, picked at random among the moves that stay inside the realism bounds. */
-export function evolveUser(parent: UserProfile, direction: Direction, generation: number, rng: Rng): Proposal<UserProfile> {
-  const usage = zeroUsage();
-  for (const move of rng.shuffle(direction === 'harder' ? harderMoves : easierMoves)) {
-    const moved = move.apply(parent.behavior, parent.persona, rng);
-    if (!moved) continue;
-    const operator = `${direction}:${move.name}`;
-    const root = parent.id.replace(/-u[0-9a-f]{8}$/, '');
-    const id = `${root}-u${hashString(`${parent.id}/${operator}/${generation}/${JSON.stringify(moved)}`).toString(16).padStart(8, '0')}`;
-    const child = userProfileSchema.parse({ ...parent, id, behavior: moved.b, persona: moved.p, lineage: { parent: parent.id, operator, generation } });
-    return { ok: true, child, operator, usage };
+function moveDefs(): UserMoveDef[] {
+  const defs: UserMoveDef[] = [
+    { name: 'less_disclosure', direction: 'harder', knob: 'disclosure', description: 'discloses less: upfront → on request → one fact per answer', apply: disclosureStep(1) },
+    { name: 'more_disclosure', direction: 'easier', knob: 'disclosure', description: 'discloses more: one fact per answer → on request → upfront', apply: disclosureStep(-1) },
+    { name: 'more_ambiguity', direction: 'harder', knob: 'ambiguity', description: `vaguer (+${userSteps.ambiguity}): volunteers less, answers in full less often`, apply: shift('ambiguity', userSteps.ambiguity) },
+    { name: 'less_ambiguity', direction: 'easier', knob: 'ambiguity', description: `more precise (-${userSteps.ambiguity})`, apply: shift('ambiguity', -userSteps.ambiguity) },
+    { name: 'less_patience', direction: 'harder', knob: 'patience', description: 'waits fewer agent turns', apply: patienceStep(true) },
+    { name: 'more_patience', direction: 'easier', knob: 'patience', description: 'waits more agent turns', apply: patienceStep(false) },
+    { name: 'less_cooperative', direction: 'harder', knob: 'cooperativeness', description: `answers in full less often (-${userSteps.cooperativeness})`, apply: shift('cooperativeness', -userSteps.cooperativeness) },
+    { name: 'more_cooperative', direction: 'easier', knob: 'cooperativeness', description: `answers in full more often (+${userSteps.cooperativeness})`, apply: shift('cooperativeness', userSteps.cooperativeness) },
+    { name: 'less_expertise', direction: 'harder', knob: 'expertise', description: 'less expert: answers technical questions less precisely', apply: expertiseStep(1) },
+    { name: 'more_expertise', direction: 'easier', knob: 'expertise', description: 'more expert: answers technical questions more precisely', apply: expertiseStep(-1) },
+  ];
+  for (const mode of nonCollaborativeModes) {
+    defs.push({
+      name: `enable_${mode}`, direction: 'harder', knob: 'nonCollaborative', description: `starts the non-collaborative behaviour "${mode}"`,
+      apply: (b, p) => (b.nonCollaborative.includes(mode) || b.nonCollaborative.length >= realismBounds.maxNonCollaborativeModes ? undefined
+        : { b: { ...b, nonCollaborative: [...b.nonCollaborative, mode] }, p, from: b.nonCollaborative.join(',') || 'none', to: [...b.nonCollaborative, mode].join(',') }),
+    });
+    defs.push({
+      name: `disable_${mode}`, direction: 'easier', knob: 'nonCollaborative', description: `stops the non-collaborative behaviour "${mode}"`,
+      apply: (b, p) => (!b.nonCollaborative.includes(mode) ? undefined
+        : { b: { ...b, nonCollaborative: b.nonCollaborative.filter((m) => m !== mode) }, p, from: b.nonCollaborative.join(','), to: b.nonCollaborative.filter((m) => m !== mode).join(',') || 'none' }),
+    });
   }
-  return { ok: false, operator: `${direction}:any`, reason: `every ${direction} move of user ${parent.id} would leave the human-like bounds; try the other direction`, usage };
+  return defs;
+}
+
+const operatorOf = (d: UserMoveDef): string => `${d.direction}:${d.name}`;
+
+/** Every single-step behaviour move of a user that stays inside the human-like bounds, harder and easier. */
+export function userMoves(parent: UserProfile, direction?: Direction): DesignMove[] {
+  const out: DesignMove[] = [];
+  for (const d of moveDefs()) {
+    if (direction && d.direction !== direction) continue;
+    const moved = d.apply(parent.behavior, parent.persona);
+    if (moved) out.push({ id: operatorOf(d), direction: d.direction, knob: d.knob, from: moved.from, to: moved.to, description: d.description });
+  }
+  return out;
+}
+
+/** The child of one listed move: same persona and facts, one behaviour change; new id, lineage operator = the move id. */
+export function applyUserMove(parent: UserProfile, moveId: string, generation: number): Proposal<UserProfile> {
+  const usage = zeroUsage();
+  const def = moveDefs().find((d) => operatorOf(d) === moveId);
+  if (!def) return { ok: false, operator: moveId, reason: `unknown user move "${moveId}"; moves are ${moveDefs().map(operatorOf).join(', ')}`, usage };
+  const moved = def.apply(parent.behavior, parent.persona);
+  if (!moved) return { ok: false, operator: moveId, reason: `${moveId} would take user ${parent.id} outside the human-like bounds or change nothing; choose another move`, usage };
+  const root = parent.id.replace(/-u[0-9a-f]{8}$/, '');
+  const id = `${root}-u${hashString(`${parent.id}/${moveId}/${generation}/${JSON.stringify([moved.b, moved.p])}`).toString(16).padStart(8, '0')}`;
+  const child = userProfileSchema.parse({ ...parent, id, behavior: moved.b, persona: moved.p, lineage: { parent: parent.id, operator: moveId, generation } });
+  return { ok: true, child, operator: moveId, usage };
+}
+
+/** One move in the given direction, drawn from `rng` among the moves that stay inside the realism bounds. */
+export function evolveUser(parent: UserProfile, direction: Direction, generation: number, rng: Rng): Proposal<UserProfile> {
+  const moves = userMoves(parent, direction);
+  if (moves.length === 0) {
+    return { ok: false, operator: `${direction}:any`, reason: `every ${direction} move of user ${parent.id} would leave the human-like bounds; try the other direction`, usage: zeroUsage() };
+  }
+  return applyUserMove(parent, rng.pick(moves).id, generation);
 }
 
 export function createBuiltinUserEvolver(): UserEvolverRole {
-  return { kind: 'builtin', label: builtinUserEvolverLabel, propose: async ({ parent, direction, generation, rng }) => evolveUser(parent, direction, generation, rng) };
+  return {
+    kind: 'builtin',
+    label: builtinUserEvolverLabel,
+    propose: async ({ parent, direction, generation, rng }) => evolveUser(parent, direction, generation, rng),
+    moves: (parent) => userMoves(parent),
+    apply: async ({ parent, move, generation }) => applyUserMove(parent, move.id, generation),
+  };
 }

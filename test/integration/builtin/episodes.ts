@@ -7,11 +7,13 @@ import { agentConfigSchema } from '../../../src/core/spec/agent.js';
 import type { EnvironmentSpec } from '../../../src/core/spec/environment.js';
 import { runConfigSchema } from '../../../src/core/spec/run.js';
 import type { UserProfile } from '../../../src/core/spec/user.js';
+import type { TaskFamily } from '../../../src/builtin/families/family.js';
 import { createBuiltinRoles } from '../../../src/builtin/roles.js';
 
 const runDefaults = runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'builtin-test', population: { builtinFamilies: ['log-triage'] } });
 
-export const strongGenes: AgentGenes = { askFirst: 1, questionBudget: 8, explore: 1, verify: 1, idiom: 'awk', persistence: 3 };
+/** Every gene at its best for the family: it asks, looks, checks, retries and uses the family's least fumbling idiom. */
+export const strongGenes = (family: TaskFamily): AgentGenes => ({ askFirst: 1, questionBudget: 8, explore: 1, verify: 1, idiom: family.playbook.bestIdiom, persistence: 3 });
 export const weakGenes: AgentGenes = { askFirst: 0, questionBudget: 0, explore: 0, verify: 0, idiom: 'grep', persistence: 0 };
 
 /** One complete episode with the built-in cast through the lead's rollout engine. */

@@ -31,9 +31,13 @@ function validationSuite(backendName: 'process' | 'docker' | 'bwrap', makeBacken
           const good = await sb.exec(`sh check.sh '${target}'`, { cwd: spec.sandbox.workdir });
           assert.equal(good.exitCode, 0, `${spec.id}: ${good.stdout}${good.stderr}`);
           assert.equal(good.stderr, '', 'only busybox tools are used');
+          // Trailing whitespace is the verifier's business (strictness 2), not the format check's.
           await sb.exec(`sed -i 's/$/ /' '${target}'`, { privileged: true, cwd: spec.sandbox.workdir });
+          const spaced = await sb.exec(`sh check.sh '${target}'`, { cwd: spec.sandbox.workdir });
+          assert.equal(spaced.exitCode, 0, `${spec.id}: ${spaced.stdout}`);
+          await sb.exec(`echo 'not valid here' >> '${target}'`, { privileged: true, cwd: spec.sandbox.workdir });
           const bad = await sb.exec(`sh check.sh '${target}'`, { cwd: spec.sandbox.workdir });
-          assert.equal(bad.exitCode, 1, `${spec.id}: trailing spaces must fail the check`);
+          assert.equal(bad.exitCode, 1, `${spec.id}: a line out of the format must fail the check`);
         } finally {
           await sb.stop();
         }
@@ -70,7 +74,7 @@ describe('built-in families in a real sandbox', function () {
           for (const level of [1, 3, 5]) {
             const env = family.generate({ level }, createRng(`episodes/${family.name}/${level}`));
             for (let trial = 0; trial < 2; trial++) {
-              const strong = await playBuiltin(backend, env, cooperativeNovice(), strongGenes, trial);
+              const strong = await playBuiltin(backend, env, cooperativeNovice(), strongGenes(family), trial);
               const weak = await playBuiltin(backend, env, cooperativeNovice(), weakGenes, trial);
               assert.equal(strong.status, 'terminated', `${env.id}: ${strong.error ?? strong.truncationReason}`);
               assert.ok(strong.steps.some((s) => s.tool_calls?.some((c) => c.function_name === 'submit')), 'the episode is complete (submitted)');
@@ -97,13 +101,16 @@ describe('built-in families in a real sandbox', function () {
 
     it('docker: a strong agent that never slips plays one complete, successful episode per family with busybox tools only', async function () {
       const backend = createSandboxBackend('docker', { docker: { labels: testLabels } });
-      // Slips are the agent's own, deliberate defects; with none left, only a tool busybox lacks can fail the play.
+      // Slips are the agent's own, deliberate defects, and a user below full cooperativeness sometimes answers vaguely;
+      // with neither left, only a tool busybox lacks can fail the play.
+      const novice = cooperativeNovice();
+      const user = { ...novice, behavior: { ...novice.behavior, cooperativeness: 1 } };
       const baseSlip = carelessness.baseSlip;
       carelessness.baseSlip = 0;
       try {
         for (const family of builtinFamilies) {
           const env = family.generate({ level: 3 }, createRng(`docker/${family.name}`));
-          const r = await playBuiltin(backend, env, cooperativeNovice(), strongGenes, 0, testLabels);
+          const r = await playBuiltin(backend, env, user, strongGenes(family), 0, testLabels);
           assert.equal(r.status, 'terminated', `${env.id}: ${r.error ?? ''}`);
           assert.ok(r.success, `${env.id} failed: ${r.verifier?.stdout ?? ''}`);
           const stderr = r.steps.flatMap((s) => s.observation?.results ?? []).map((o) => o.command?.stderr ?? '').join('');

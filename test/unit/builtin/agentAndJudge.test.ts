@@ -6,8 +6,10 @@ import type { AgentGenes } from '../../../src/core/spec/agent.js';
 import { agentConfigSchema, agentGenesSchema } from '../../../src/core/spec/agent.js';
 import { agentTools } from '../../../src/core/roles/agentTools.js';
 import { findFamily } from '../../../src/builtin/families/registry.js';
+import { resolveKnobs } from '../../../src/builtin/families/family.js';
+import type { EnvironmentSpec } from '../../../src/core/spec/environment.js';
 import { createHeuristicAgent } from '../../../src/builtin/agent/heuristicAgent.js';
-import { createBuiltinAgentEvolver } from '../../../src/builtin/agentEvolver.js';
+import { createBuiltinAgentEvolver, geneMoves, geneSteps } from '../../../src/builtin/agentEvolver.js';
 import { judgeByRules } from '../../../src/builtin/judge.js';
 import { createRuleBasedUser } from '../../../src/builtin/user/ruleBasedUser.js';
 import { cooperativeNovice } from '../../../src/builtin/user/seedUsers.js';
@@ -15,10 +17,33 @@ import { cooperativeNovice } from '../../../src/builtin/user/seedUsers.js';
 const env = findFamily('log-triage')!.generate({ level: 3 }, createRng(5));
 const config = (genes: Partial<AgentGenes>) => agentConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Agent', id: 'a', genes: { ...agentGenesSchema.parse({}), ...genes } });
 
-/** Plays the agent against the rule-based user; commands get an empty, successful output (no sandbox in unit tests). */
-async function talk(genes: Partial<AgentGenes>, seed: number, family = env.family): Promise<AgentToolCall[]> {
-  const agent = createHeuristicAgent().begin({ task: { instruction: env.instruction, family, workdir: '/workspace', tools: agentTools }, config: config(genes), rng: createRng(seed) });
-  const user = createRuleBasedUser().begin({ env, profile: cooperativeNovice(), rng: createRng(seed) });
+/**
+ * Answers the agent's looking-around commands from the spec's files (`ls DIR`, `ls -la DIR`, `head -n N FILE`,
+ * `cat FILE`); everything else gets an empty, successful output. No sandbox in unit tests: the policy is under test.
+ */
+function workspace(spec: EnvironmentSpec): (command: string) => string {
+  const files = new Map(spec.sandbox.files.map((f) => [f.path, f.content]));
+  return (command) => {
+    const ls = /^ls (-la )?(\S+)$/.exec(command);
+    if (ls) {
+      const dir = ls[2]!;
+      const entries = [...new Set([...files.keys()].filter((p) => p.startsWith(`${dir}/`)).map((p) => p.slice(dir.length + 1).split('/')[0]!))];
+      const isDir = (e: string) => [...files.keys()].some((p) => p.startsWith(`${dir}/${e}/`));
+      return `exit code 0\n${entries.map((e) => (ls[1] ? `${isDir(e) ? 'd' : '-'}rw-r--r-- 1 u u 10 Jan 1 00:00 ${e}` : e)).join('\n')}\n`;
+    }
+    const head = /^head -n (\d+) '([^']+)'$/.exec(command);
+    if (head) return `exit code 0\n${(files.get(head[2]!) ?? '').split('\n').slice(0, Number(head[1])).join('\n')}\n`;
+    const cat = /^cat '([^']+)'$/.exec(command);
+    if (cat) return files.has(cat[1]!) ? `exit code 0\n${files.get(cat[1]!)}` : 'exit code 1\n';
+    return 'exit code 0\n';
+  };
+}
+
+/** Plays the agent against the rule-based user on `spec`, commands answered by `workspace(spec)`. */
+async function talk(genes: Partial<AgentGenes>, seed: number, family = env.family, spec: EnvironmentSpec = env): Promise<AgentToolCall[]> {
+  const agent = createHeuristicAgent().begin({ task: { instruction: spec.instruction, family, workdir: '/workspace', tools: agentTools }, config: config(genes), rng: createRng(seed) });
+  const user = createRuleBasedUser().begin({ env: spec, profile: cooperativeNovice(), rng: createRng(seed) });
+  const answer = workspace(spec);
   const calls: AgentToolCall[] = [];
   let results: ToolResult[] = [];
   let userMessage: string | undefined = (await user.open()).message;
@@ -28,11 +53,14 @@ async function talk(genes: Partial<AgentGenes>, seed: number, family = env.famil
     const call = t.calls[0]!;
     calls.push(call);
     if (call.name === 'submit') break;
-    const content = call.name === 'message_user' && 'text' in call ? (await user.reply(call.text)).message : 'exit code 0\n';
+    const content = call.name === 'message_user' && 'text' in call ? (await user.reply(call.text)).message : answer('command' in call ? call.command : '');
     results = [{ callId: call.id, content }];
   }
   return calls;
 }
+
+const commands = (calls: AgentToolCall[]): string[] => calls.flatMap((c) => (c.name === 'run_command' && 'command' in c ? [c.command] : []));
+const messages = (calls: AgentToolCall[]): string[] => calls.flatMap((c) => (c.name === 'message_user' && 'text' in c ? [c.text] : []));
 
 describe('heuristic agent', () => {
   it('says it is not an LLM', () => assert.match(createHeuristicAgent().label, /not an LLM/));
@@ -56,6 +84,39 @@ describe('heuristic agent', () => {
   it('questionBudget caps the questions', async () => {
     const calls = await talk({ askFirst: 1, questionBudget: 1 }, 2);
     assert.equal(calls.filter((c) => c.name === 'message_user').length, 1);
+  });
+
+  it('asks about each unknown point; with fewer messages than points, the last message asks about all that remain', async () => {
+    const all = findFamily('csv-report')!.generate({ knobs: { ...resolveKnobs(findFamily('csv-report')!, { level: 1 }), hiddenState: 3 }, contentSeed: 9 }, createRng(0));
+    const asked = messages(await talk({ askFirst: 1, questionBudget: 2 }, 1, all.family, all));
+    assert.equal(asked.length, 2);
+    assert.equal(asked[1]!.split('?').length - 1, 2, `the second message asks two questions: ${asked[1]}`);
+    const none = messages(await talk({ askFirst: 0, questionBudget: 5 }, 1, all.family, all));
+    assert.deepEqual(none, []);
+  });
+
+  it('looks at each candidate input with probability explore, and works on every candidate it did not see to be a decoy', async () => {
+    const family = findFamily('log-triage')!;
+    const spec = family.generate({ knobs: { ...resolveKnobs(family, { level: 2 }), distractors: 4 }, contentSeed: 12 }, createRng(0));
+    const live = spec.sandbox.files.find((f) => f.path.startsWith('logs/') && !f.content.startsWith('# rotated'))!.path;
+    const decoys = spec.sandbox.files.filter((f) => f.content.startsWith('# rotated')).map((f) => f.path);
+    const careful = commands(await talk({ explore: 1, askFirst: 1, questionBudget: 3 }, 2, spec.family, spec));
+    assert.equal(careful.filter((c) => c.startsWith('head -n 1')).length, decoys.length + 1);
+    const solution = careful.find((c) => c.includes('.work/lines.txt'))!;
+    assert.ok(solution.includes(live) && decoys.every((d) => !solution.includes(d)), solution);
+    const careless = commands(await talk({ explore: 0, askFirst: 1, questionBudget: 3 }, 2, spec.family, spec));
+    assert.equal(careless.filter((c) => c.startsWith('head -n 1')).length, 0);
+    assert.ok(decoys.every((d) => careless.find((c) => c.includes('.work/lines.txt'))!.includes(d)));
+  });
+
+  it('keeps its other decisions when one more decoy is added: paired plays stay paired', async () => {
+    const family = findFamily('csv-report')!;
+    const at = (d: number) => family.generate({ knobs: { ...resolveKnobs(family, { level: 2 }), distractors: d }, contentSeed: 21 }, createRng(0));
+    for (let seed = 0; seed < 10; seed++) {
+      const looked = async (d: number) => commands(await talk({ explore: 0.5, askFirst: 0.5 }, seed, family.name, at(d))).filter((c) => c.startsWith('head -n 2'));
+      const [fewer, more] = [await looked(2), await looked(3)];
+      assert.ok(fewer.every((c) => more.includes(c)), `seed ${seed}: ${fewer.join('; ')} ⊄ ${more.join('; ')}`);
+    }
   });
 
   it('submits at once, saying why, for a family it has no procedure for', async () => {
@@ -106,15 +167,29 @@ describe('rule judge', () => {
 });
 
 describe('agent evolver', () => {
-  it('mutates one or two genes with a named change, new id and lineage', async () => {
+  it('mutates one gene by one step, with a named change, new id and lineage', async () => {
     const current = config({});
     const p = await createBuiltinAgentEvolver().propose({ current, failures: [], generation: 4, rng: createRng(8) });
     assert.ok(p.ok);
     if (!p.ok) return;
     agentGenesSchema.parse(p.child.genes);
-    assert.notDeepEqual(p.child.genes, current.genes);
+    const changed = (Object.keys(current.genes) as (keyof AgentGenes)[]).filter((g) => p.child.genes[g] !== current.genes[g]);
+    assert.equal(changed.length, 1);
     assert.notEqual(p.child.id, current.id);
     assert.deepEqual(p.child.lineage, { parent: 'a', operator: p.operator, generation: 4 });
     assert.match(p.operator, /^mutate:/);
+  });
+
+  it('lists every single-gene step at its fixed size, stopping at the bounds', () => {
+    const r2 = (x: number) => Math.round(x * 100) / 100;
+    const genes = agentGenesSchema.parse({ askFirst: 0.95, questionBudget: 0, explore: 0.5, verify: 0.1, idiom: 'awk', persistence: 10 });
+    const moves = geneMoves(genes).map((m) => m.change);
+    assert.deepEqual(moves, [
+      `askFirst 0.95->1`, `askFirst 0.95->${r2(0.95 - geneSteps.askFirst)}`,
+      `explore 0.5->${r2(0.5 + geneSteps.explore)}`, `explore 0.5->${r2(0.5 - geneSteps.explore)}`,
+      `verify 0.1->${r2(0.1 + geneSteps.verify)}`, 'verify 0.1->0',
+      'questionBudget 0->1', 'persistence 10->9',
+      'idiom awk->grep', 'idiom awk->sed', 'idiom awk->shell',
+    ]);
   });
 });

@@ -4,7 +4,8 @@ import { environmentSpecSchema } from '../../../src/core/spec/environment.js';
 import type { EnvironmentSpec } from '../../../src/core/spec/environment.js';
 import { builtinFamilies, findFamily } from '../../../src/builtin/families/registry.js';
 import { builtinSource, contentSeedOf, difficultyOf, knobNames, resolveKnobs } from '../../../src/builtin/families/family.js';
-import { applyEnvironmentMove, environmentMoves, mutateEnvironment } from '../../../src/builtin/designer.js';
+import { applyEnvironmentMove, createBuiltinDesigner, environmentMoves, mutateEnvironment } from '../../../src/builtin/designer.js';
+import { availableMoves, makeEnvironmentChild } from '../../../src/core/evolution/moves.js';
 
 describe('built-in task families', () => {
   it('has at least four families', () => {
@@ -132,6 +133,20 @@ describe('built-in task families', () => {
     assert.deepEqual(moves.filter((m) => m.direction === 'easier').map((m) => m.knob), ['hiddenState']);
     assert.equal(moves.filter((m) => m.direction === 'harder').length, knobNames.length);
     assert.deepEqual(environmentMoves({ ...parent, family: 'custom' }), []);
+  });
+
+  it('the designer role lists its moves on the port and makes the child of a chosen one', async () => {
+    const designer = createBuiltinDesigner();
+    const parent = findFamily('file-organize')!.generate({ level: 3 }, createRng(6));
+    const moves = availableMoves(designer, parent);
+    assert.deepEqual(moves.map((m) => m.id), environmentMoves(parent).map((m) => m.operator));
+    const move = moves.find((m) => m.id === 'easier:distractors')!;
+    assert.deepEqual([move.direction, move.knob, move.from, move.to], ['easier', 'distractors', parent.knobs.distractors, parent.knobs.distractors! - 1]);
+    const p = await makeEnvironmentChild(designer, { parent, move, stats: { successRate: 0.1, regret: 0, plays: 4, meanReward: 0.1 }, generation: 2, rng: createRng(1) });
+    assert.ok(p.ok);
+    if (p.ok) assert.deepEqual([p.child.lineage.operator, p.child.knobs.distractors, contentSeedOf(p.child)], ['easier:distractors', parent.knobs.distractors! - 1, contentSeedOf(parent)]);
+    const bad = await designer.apply!({ parent, move: { id: 'sideways', direction: 'harder', description: '' }, generation: 2, rng: createRng(1) });
+    assert.equal(bad.ok, false);
   });
 
   it('refuses to edit a built-in spec without a recorded content seed unless given an rng', () => {
