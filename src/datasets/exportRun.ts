@@ -64,6 +64,17 @@ export class ExportError extends Error {
 }
 
 const zeroSplits = (): Record<SplitName, number> => ({ train: 0, validation: 0, test: 0 });
+
+/**
+ * A warning when every item landed in train although the ratios ask for validation or test: splits go by lineage
+ * (a root environment and all its descendants stay in one split), so a run with few lineages can fill only train,
+ * and a trainer given this folder would have nothing to validate or test on without saying so.
+ */
+export function splitWarning(r: Pick<ExportReport, 'exported' | 'perSplit' | 'lineages'>, ratios: SplitRatios): string | undefined {
+  if (r.exported === 0 || r.perSplit.validation + r.perSplit.test > 0 || ratios.validation + ratios.test === 0) return undefined;
+  const n = r.lineages.train;
+  return `all ${r.exported} item(s) are in train; validation and test are empty: splits go by lineage and the export has ${n} lineage${n === 1 ? '' : 's'} (curate or export more lineages, or pass --splits to choose the ratios)`;
+}
 const ownedOutputs = ['README.md', 'data', 'trajectories', 'tasks'];
 
 /** Exports one run directory as a dataset folder; see ExportOptions. */
@@ -211,6 +222,8 @@ class ExportContext {
   writeCard(): void {
     const r = this.report;
     for (const s of splitNames) r.lineages[s] = this.roots[s].size;
+    const lopsided = splitWarning(r, this.options.splits ?? defaultSplitRatios);
+    if (lopsided) r.warnings.push(lopsided);
     const dataFiles: Partial<Record<SplitName, string>> = {};
     for (const s of splitNames) {
       if (r.perSplit[s] === 0) continue;

@@ -157,9 +157,13 @@ export function filterChoices(items: readonly DatasetItem[]): { tags: string[]; 
   return { tags: [...tags].sort(), families: [...families].sort(), generations: [...generations].sort((a, b) => a - b) };
 }
 
-/** The `coevolve export` arguments that carry the view's filters over (the CLI has no in-band filter: noted). */
-export function exportArguments(f: DatasetFilters): { args: string[]; unsupported: string[] } {
-  const args = ['--filter', f.verdict === 'accepted' ? 'accepted' : 'all'];
+/**
+ * The `coevolve export` arguments that carry the view's filters over (the CLI has no in-band filter: noted). The
+ * selection is the CLI's default (accepted by curation only) unless `everythingNotRejected` is asked for, so the
+ * editor and the CLI export the same items from the same run; a view filter of "any verdict" does not widen it.
+ */
+export function exportArguments(f: DatasetFilters, everythingNotRejected = false): { args: string[]; unsupported: string[] } {
+  const args = ['--filter', everythingNotRejected && f.verdict !== 'accepted' ? 'all' : 'accepted'];
   if (f.minReward !== undefined) args.push('--min-reward', String(f.minReward));
   for (const t of f.tags) args.push('--tag', t);
   for (const fam of f.families) args.push('--family', fam);

@@ -205,7 +205,21 @@ async function exportDataset(context: vscode.ExtensionContext, provider: Dataset
   const outDir = typeof outArg === 'string' ? outArg : (await vscode.window.showInputBox({ title: 'Export to folder', value: join(folder, 'datasets', `${name}-${format}`), ignoreFocusOut: true }));
   if (!outDir) return undefined;
 
-  const { args, unsupported } = exportArguments(provider.filters);
+  // The same selection as `coevolve export` by default; widening it is a choice the user makes here, not a side
+  // effect of the Dataset view showing every verdict.
+  let everythingNotRejected = false;
+  if (typeof formatArg !== 'string' && provider.filters.verdict !== 'accepted') {
+    const pick = await vscode.window.showQuickPick(
+      [
+        { label: 'Accepted by curation only', description: 'the default of coevolve export', all: false },
+        { label: 'Everything not rejected', description: 'uncurated rollouts too (--filter all)', all: true },
+      ],
+      { title: 'Which rollouts go into the dataset?', placeHolder: 'Hint plays, unsandboxed and infrastructure-error rollouts stay out either way' },
+    );
+    if (!pick) return undefined;
+    everythingNotRejected = pick.all;
+  }
+  const { args, unsupported } = exportArguments(provider.filters, everythingNotRejected);
   if (unsupported.length > 0) log.warn(`export: the Dataset view filter(s) ${unsupported.join(', ')} have no \`coevolve export\` option and are not applied`);
   const cli = join(context.extensionPath, 'dist', 'cli.js');
   const argv = [cli, 'export', runDir, '--format', format, '--out', outDir, ...args, '--json'];
@@ -220,7 +234,7 @@ async function exportDataset(context: vscode.ExtensionContext, provider: Dataset
       });
     }),
   );
-  let report: { exported?: number; considered?: number; excluded?: Record<string, number> } | undefined;
+  let report: { exported?: number; considered?: number; excluded?: Record<string, number>; warnings?: string[] } | undefined;
   try {
     report = JSON.parse(result.stdout) as typeof report;
   } catch {
@@ -233,7 +247,11 @@ async function exportDataset(context: vscode.ExtensionContext, provider: Dataset
     void vscode.window.showErrorMessage(report ? `Coevolve: nothing was exported: ${why}` : `Coevolve: export failed: ${why}`);
     return { code: result.code, ...(report ? { report } : { error: why }) };
   }
-  void vscode.window.showInformationMessage(`Coevolve: exported ${report.exported ?? '?'} item(s) to ${vscode.workspace.asRelativePath(outDir, false)}.`, 'Reveal').then((c) => {
+  const warnings = report.warnings ?? [];
+  for (const w of warnings) log.warn(`export: ${w}`);
+  const done = `Coevolve: exported ${report.exported ?? '?'} item(s) to ${vscode.workspace.asRelativePath(outDir, false)}.`;
+  const show = warnings.length > 0 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  void show(warnings.length > 0 ? `${done} Warning: ${warnings.join('; ')}` : done, 'Reveal').then((c) => {
     if (c) void vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(outDir));
   });
   return { code: 0, report };

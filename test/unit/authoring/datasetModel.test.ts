@@ -76,5 +76,9 @@ describe('datasets: the Dataset view model', () => {
     const { args, unsupported } = exportArguments(f);
     assert.deepEqual(args, ['--filter', 'accepted', '--min-reward', '0.5', '--tag', 'clarification', '--generation', '1']);
     assert.deepEqual(unsupported, ['in band']);
+    // The editor exports what the CLI exports by default (issue 17, item 4): showing every verdict does not widen it.
+    assert.deepEqual(exportArguments(noFilters).args, ['--filter', 'accepted']);
+    assert.deepEqual(exportArguments(noFilters, true).args, ['--filter', 'all'], 'widened only when asked');
+    assert.deepEqual(exportArguments(f, true).args.slice(0, 2), ['--filter', 'accepted'], 'an accepted-only view stays accepted-only');
   });
 });

@@ -8,7 +8,8 @@ import { syntheticRollout, writeSyntheticRun, type SyntheticRun } from '../../..
 import { summarizeRollout } from '../../../src/core/rollout/trajectory.js';
 import { runConfigSchema } from '../../../src/core/spec/run.js';
 import { runExport } from '../../../src/cli/commands/export.js';
-import { exportRun, type ExportOptions } from '../../../src/datasets/exportRun.js';
+import { exportRun, splitWarning, type ExportOptions } from '../../../src/datasets/exportRun.js';
+import { defaultSplitRatios, splitForRoot } from '../../../src/datasets/splits.js';
 import { checkAtifTrajectory, checkChatRecord, checkHarborTask, harborRequiredFiles } from '../../../src/datasets/formatChecks.js';
 import { appendCuration, type CurationEntry } from '../../../src/store/curation.js';
 import { runLayout } from '../../../src/store/layout.js';
@@ -184,6 +185,29 @@ describe('dataset export', function () {
     }
     assert.equal(splitOfRoot.size, 6);
     assert.ok(splitsUsed.size >= 2, 'with 6 lineages and even ratios more than one split is used');
+  });
+
+  it('warns when every item is in train although the ratios ask for validation and test (issue 17, item 4)', async () => {
+    // One lineage whose root hashes into train under the default ratios: everything lands there.
+    const root = ['env-0', 'env-1', 'env-2', 'env-3', 'env-4', 'env-5'].find((id) => splitForRoot(id) === 'train')!;
+    const lineage = run.rollouts.filter((r) => r.envId.replace(/-c\d+$/, '') === root);
+    await appendCuration(run.dir, lineage.map((r, i) => ({ at: `2026-01-03T00:00:0${i % 10}.000Z`, target: { kind: 'rollout' as const, id: r.id }, action: 'accept' as const })));
+    try {
+      const r = await exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: out('train-only'), filter: 'accepted' }));
+      assert.equal(r.exported, lineage.length);
+      assert.deepEqual(r.perSplit, { train: lineage.length, validation: 0, test: 0 });
+      const warning = r.warnings.find((w) => /validation and test are empty/.test(w));
+      assert.match(warning ?? '', new RegExp(`^all ${r.exported} item\\(s\\) are in train.* 1 lineage \\(`));
+      const printed: string[] = [];
+      await runExport(run.dir, { format: 'chat-jsonl', out: out('train-only-cli'), filter: 'accepted', tag: [], family: [], generation: [], includeHintPlays: true }, { out: (t) => printed.push(t), cwd: tmp });
+      assert.match(printed.join(''), /warning: all \d+ item\(s\) are in train; validation and test are empty/);
+      // Asked for train only: nothing to warn about.
+      const trainOnly = await exportRun(run.dir, opts({ format: 'chat-jsonl', outDir: out('train-only-asked'), filter: 'accepted', splits: { train: 1, validation: 0, test: 0 } }));
+      assert.equal(trainOnly.warnings.filter((w) => /in train/.test(w)).length, 0);
+    } finally {
+      rmSync(runLayout.curation(run.dir), { force: true });
+    }
+    assert.equal(splitWarning({ exported: 9, perSplit: { train: 6, validation: 3, test: 0 }, lineages: { train: 2, validation: 1, test: 0 } }, defaultSplitRatios), undefined, 'validation filled: no warning');
   });
 
   it('filters by curation, reward, tag, family and generation', async () => {
