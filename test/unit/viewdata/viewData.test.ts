@@ -150,7 +150,7 @@ describe('view data layer: the dataset (curated items) of the runs a host shows'
     assert.equal(by(ids.rejected).exportExclusion, 'rejected by curation');
     assert.match(by(ids.env).exportExclusion ?? '', /not accepted/);
     assert.deepEqual(all.runs.map((r) => [r.runName, r.curated, r.accepted]), [['fixture', 4, 2]], 'a run without curation.jsonl is not opened');
-    assert.deepEqual(all.exportArgs.args, ['--filter', 'all'], 'no verdict filter: the export of everything curated');
+    assert.deepEqual(all.exportArgs.args, ['--filter', 'accepted'], 'no verdict filter: the export coevolve export makes by default (accepted only), as the exclusions above say (issue 17, item 4)');
   });
 
   it('filters by verdict, tag and generation, and names the export arguments of the filters', () => {
