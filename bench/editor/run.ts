@@ -5,6 +5,8 @@
 // 2. Incremental refresh: reading 50 appended events with EventTail against re-reading the whole log.
 // 3. Rollout viewer first paint with 5,000 steps in Chromium (the real bundle, same CSP): from the data arriving
 //    in the page to the first screen painted, and from navigation.
+// 4. The dashboard's flat rollout table (sort, filter) and transcript search on a real run scaled to 10,000
+//    rollouts, in Chromium (bench/editor/table.ts). `-- table` runs only this part.
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +18,7 @@ import { readEventLog } from '../../src/store/eventLog.js';
 import { indexEvents } from '../../src/store/runReader.js';
 import { largeRunEvents, longRollout } from '../../test/fixtures/makeRun.js';
 import { startHarness } from '../../test/support/webviewHarness.js';
+import { tableBench } from './table.js';
 
 const root = join(__dirname, '../..');
 
@@ -123,8 +126,11 @@ async function viewerBench(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  await treeBench();
-  await viewerBench();
+  // `-- table` runs only part 4 (it makes a real demo run first, so it is the slow part).
+  const only = process.argv[2];
+  if (!only || only === 'tree') await treeBench();
+  if (!only || only === 'viewer') await viewerBench();
+  if (!only || only === 'table') await tableBench();
 }
 
 void main().catch((err: unknown) => {
