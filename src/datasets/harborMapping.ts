@@ -104,6 +104,9 @@ function sandboxOf(ctx: HarborTaskContext, ours: boolean): Sandbox {
   if (!ours) {
     const user = agentUserOf(ctx);
     if (user) sandbox.agentUser = user;
+  } else {
+    const user = section(ctx.co ?? {}, 'sandbox').agent_user;
+    if (user === 'root' || user === 'nobody') sandbox.agentUser = user;
   }
   return sandbox;
 }
@@ -139,6 +142,8 @@ function limitsOf(ctx: HarborTaskContext, envSec: Table, ours: boolean): Record<
     if (cmd !== undefined) limits.commandTimeoutSec = cmd;
     const out = finiteNumber(l.max_output_bytes, `${f}.max_output_bytes`, unmapped);
     if (out !== undefined) limits.maxOutputBytes = out;
+    const agent = finiteNumber(l.agent_timeout_sec, `${f}.agent_timeout_sec`, unmapped);
+    if (agent !== undefined) limits.agentTimeoutSec = agent;
   } else {
     const agentSec = section(ctx.toml, 'agent');
     const agentTimeout = finiteNumber(agentSec.timeout_sec, 'agent.timeout_sec', unmapped);
@@ -162,6 +167,9 @@ function verifierOf(ctx: HarborTaskContext, ours: boolean): EnvironmentSpecInput
     const co = section(ctx.co ?? {}, 'verifier');
     if (co.mode === 'fresh' || co.mode === 'in-place') verifier.mode = co.mode;
     if (typeof co.partial_credit === 'boolean') verifier.partialCredit = co.partial_credit;
+    if (typeof co.require_reward_file === 'boolean') verifier.requireRewardFile = co.require_reward_file;
+    const env = envTable(verSec.env, 'verifier.env', unmapped);
+    if (Object.keys(env).length > 0) verifier.env = env;
   } else {
     // Verifier files land in /tests at Harbor's own paths, so test.sh finds /tests/... as written; test.sh itself
     // runs by its interpreter line. Harbor's reward rule: the reward file decides whatever the exit code, and no
@@ -178,7 +186,10 @@ function verifierOf(ctx: HarborTaskContext, ours: boolean): EnvironmentSpecInput
 
 function oracleOf(ctx: HarborTaskContext, ours = false): EnvironmentSpecInput['oracle'] {
   // Our own export's solve.sh is the spec's oracle script itself: it maps back exactly.
-  if (ours && ctx.solveSh !== undefined && ctx.solveSh.trim().length > 0) return { script: ctx.solveSh };
+  if (ours && ctx.solveSh !== undefined && ctx.solveSh.trim().length > 0) {
+    const env = envTable(section(ctx.toml, 'solution').env, 'solution.env', ctx.unmapped);
+    return { script: ctx.solveSh, ...(Object.keys(env).length > 0 ? { env } : {}) };
+  }
   if (ctx.solveSh !== undefined && ctx.solveSh.trim().length > 0) {
     // Harbor's convention: solution/ at /solution, solve.sh run from the workdir by its own interpreter.
     const files = ctx.files('solution', '');

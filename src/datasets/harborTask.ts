@@ -1,4 +1,5 @@
 import { stringify as stringifyToml } from 'smol-toml';
+import { verifierLaunch } from '../core/rollout/verification.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import { renderDockerfile } from './dockerfile.js';
 
@@ -91,9 +92,10 @@ function renderTaskToml(env: EnvironmentSpec, options: HarborTaskOptions): strin
     sandbox: {
       image: env.sandbox.image,
       workdir: env.sandbox.workdir,
-      limits: { pids: lim.pids, command_timeout_sec: lim.commandTimeoutSec, max_output_bytes: lim.maxOutputBytes },
+      limits: { pids: lim.pids, command_timeout_sec: lim.commandTimeoutSec, max_output_bytes: lim.maxOutputBytes, ...(lim.agentTimeoutSec !== undefined ? { agent_timeout_sec: lim.agentTimeoutSec } : {}) },
+      ...(env.sandbox.agentUser ? { agent_user: env.sandbox.agentUser } : {}),
     },
-    verifier: { mode: env.verifier.mode, partial_credit: env.verifier.partialCredit },
+    verifier: { mode: env.verifier.mode, partial_credit: env.verifier.partialCredit, ...(env.verifier.requireRewardFile !== undefined ? { require_reward_file: env.verifier.requireRewardFile } : {}) },
     user: {
       request: env.user.request,
       goal: env.user.goal,
@@ -113,8 +115,9 @@ function renderTaskToml(env: EnvironmentSpec, options: HarborTaskOptions): strin
       tags: env.skills,
       coevolve,
     },
-    verifier: { timeout_sec: env.verifier.timeoutSec },
-    agent: { timeout_sec: options.agentTimeoutSec },
+    verifier: { timeout_sec: env.verifier.timeoutSec, ...(env.verifier.env && Object.keys(env.verifier.env).length > 0 ? { env: env.verifier.env } : {}) },
+    agent: { timeout_sec: lim.agentTimeoutSec ?? options.agentTimeoutSec, ...(env.sandbox.agentUser === 'nobody' ? { user: 'nobody' } : {}) },
+    ...(env.oracle.env && Object.keys(env.oracle.env).length > 0 ? { solution: { env: env.oracle.env } } : {}),
     environment: { build_timeout_sec: 600, cpus: lim.cpus, memory_mb: lim.memoryMb, storage_mb: lim.diskMb, allow_internet: false },
   };
   const header = [
@@ -140,6 +143,11 @@ function renderTestSh(env: EnvironmentSpec): string {
   const wd = shQuote(env.sandbox.workdir.replace(/\/+$/, '') || '/');
   const endProcesses = env.verifier.mode === 'fresh' ? 1 : 0;
   const partial = env.verifier.partialCredit ? 1 : 0;
+  const requireFile = env.verifier.requireRewardFile ? 1 : 0;
+  // verify.sh by its own interpreter line, as the product's verifier runs it (verifierLaunch).
+  const launch = verifierLaunch(env).argv;
+  const runVerify = launch[1] === '-c' && launch[0] === '/bin/sh' ? 'sh "$here/verify.sh"' : `${launch.slice(0, -1).map(shQuote).join(' ')} "$here/verify.sh"`;
+  const exports = Object.entries(env.verifier.env ?? {}).map(([k, v]) => `${k}=${shQuote(v)}; export ${k}\n`).join('');
   return `#!/bin/sh
 # Coevolve verifier wrapper for environment ${env.id} (see "The verifier's trust rule" in Coevolve's ARCHITECTURE.md).
 # The reward goes to /logs/verifier/reward.txt, or stays in /logs/verifier/reward.json as verify.sh wrote it.
@@ -147,7 +155,7 @@ PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 HOME=/logs/verifier PYTHONNOUSERSITE=1 PYTHONDONTWRITEBYTECODE=1 PYTHONSAFEPATH=1 PYTHONPATH=/tests LANG=C.UTF-8
 export PATH HOME PYTHONNOUSERSITE PYTHONDONTWRITEBYTECODE PYTHONSAFEPATH PYTHONPATH LANG
 unset ENV BASH_ENV CDPATH PYTHONHOME PYTHONSTARTUP LD_PRELOAD LD_LIBRARY_PATH
-here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd -P)
+${exports}here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd -P)
 W=${wd}
 L=/logs/verifier
 if [ ${endProcesses} = 1 ]; then
@@ -190,14 +198,14 @@ for p in "$@"; do
   fi
   rm -f -- "$p"
 done' sh "$W" {} +
-sh "$here/verify.sh" </dev/null
+${runVerify} </dev/null
 status=$?
 regular() { [ -f "$1" ] && [ ! -L "$1" ]; }
 if [ "$status" -ne 0 ] && [ ${partial} = 0 ]; then zero; fi
 if regular "$L/reward.json"; then rm -rf -- "$L/reward.txt"; exit 0; fi
 if regular "$L/reward.txt"; then rm -rf -- "$L/reward.json"; exit 0; fi
 rm -rf -- "$L/reward.json" "$L/reward.txt"
-if [ "$status" -eq 0 ]; then echo 1 > "$L/reward.txt"; else echo 0 > "$L/reward.txt"; fi
+if [ "$status" -eq 0 ] && [ ${requireFile} = 0 ]; then echo 1 > "$L/reward.txt"; else echo 0 > "$L/reward.txt"; fi
 exit 0
 `;
 }
