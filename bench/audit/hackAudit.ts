@@ -17,14 +17,15 @@ import type { RunConfig } from '../../src/core/spec/run.js';
 import { builtinFamilies } from '../../src/builtin/families/registry.js';
 import { renderHarborTask } from '../../src/datasets/harborTask.js';
 import { rolloutExclusion } from '../../src/datasets/selection.js';
-import { hacksFor } from '../../test/support/hacks.js';
+import { hacksFor, rootAgentHacks } from '../../test/support/hacks.js';
 import type { Hack } from '../../test/support/hacks.js';
 import { playHack, runDefaults, weightSets } from '../../test/support/hackPlay.js';
 import type { ModelServer } from '../../test/support/modelServer.js';
+import pLimit from 'p-limit';
 
 export interface AuditCell {
   backend: string;
-  source: 'builtin' | 'harbor-export';
+  source: 'builtin' | 'harbor-export' | 'imported';
   plays: number;
   successes: number;
   exported: Record<keyof typeof weightSets, number>;
@@ -111,6 +112,66 @@ export async function runHackAudit(options: {
     rmSync(host, { recursive: true, force: true });
   }
   return cells;
+}
+
+/**
+ * The imported real tasks (Harbor's layout, run as Harbor runs them: root agent, test.sh by its interpreter, the
+ * reward file's rule), each played by the hack-only agent with the root-agent hacks and the general ones `pick`
+ * chooses, beside the empty agent on the same task. One model server per lane, so lanes can play at once (a
+ * server's scripted replies are one queue).
+ */
+export async function runImportedAudit(options: {
+  servers: ModelServer[];
+  backend: SandboxBackend;
+  backendName: string;
+  specs: EnvironmentSpec[];
+  pickHacks: (hacks: Hack[]) => Hack[];
+  /** The root-agent hacks to play (default: every one of rootAgentHacks, each its own rollout). */
+  rootHacks?: Hack[];
+  labels?: Record<string, string>;
+  log?: (line: string) => void;
+}): Promise<AuditCell> {
+  const cell: AuditCell = { backend: options.backendName, source: 'imported', plays: 0, successes: 0, exported: { default: 0, maxShaping: 0 }, aboveEmpty: [], infraErrors: [] };
+  const host = mkdtempSync(join(tmpdir(), 'coevolve-audit-host-'));
+  const free = [...options.servers];
+  const limit = pLimit(options.servers.length);
+  const labels = options.labels ?? {};
+  try {
+    await Promise.all(options.specs.map((env) => limit(async () => {
+      const server = free.pop()!;
+      try {
+        const empty = await playHack(server, options.backend, env, undefined, { labels });
+        for (const hack of [...(options.rootHacks ?? rootAgentHacks()), ...options.pickHacks(hacksFor(env, { file: join(host, 'secret'), dir: host }))]) {
+          const r = await playHack(server, options.backend, env, hack, { labels });
+          cell.plays++;
+          if (r.success) cell.successes++;
+          if (r.status === 'error') cell.infraErrors.push(`${env.id} ${hack.name}: ${r.errorKind} ${r.error ?? ''}`);
+          for (const [name, weights] of Object.entries(weightSets) as [keyof typeof weightSets, RunConfig['reward']][]) {
+            const total = totalUnder(r, weights);
+            if (passesExport(r, total)) cell.exported[name]++;
+            if (total > totalUnder(empty, weights)) cell.aboveEmpty.push(`${env.id} ${hack.name} (${name}: ${total} > ${totalUnder(empty, weights)})`);
+          }
+        }
+        options.log?.(`  ${options.backendName} imported ${env.id}: ${cell.plays} plays so far, ${cell.successes} successes`);
+      } finally {
+        free.push(server);
+      }
+    })));
+  } finally {
+    rmSync(host, { recursive: true, force: true });
+  }
+  return cell;
+}
+
+/**
+ * The root-agent hacks in two rollouts, for a quicker audit: every attack on the verifier's state, tools and start-up
+ * files in one, and the one that breaks the tools verification itself uses (tar, cat, the shell) alone, since it
+ * ends that rollout as a fault.
+ */
+export function combinedRootHacks(): Hack[] {
+  const all = rootAgentHacks();
+  const last = all[all.length - 1]!;
+  return [{ name: 'root: every attack but breaking tar', kind: 'root: combined', commands: all.slice(0, -1).flatMap((h) => h.commands) }, last];
 }
 
 export function auditTable(cells: AuditCell[]): string {
