@@ -12,6 +12,8 @@ import { verificationRecord, verify } from '../../../src/core/rollout/verificati
 import { runSandboxBuild } from '../../../src/cli/commands/sandboxBuild.js';
 import { importHarborTasks } from '../../../src/datasets/harborImport.js';
 import { DockerBackend } from '../../../src/sandbox/docker/dockerBackend.js';
+import { playHack } from '../../support/hackPlay.js';
+import { startModelServer } from '../../support/modelServer.js';
 import { needService } from '../../support/services.js';
 import { dockerProblem, leftovers, testLabels } from './support.js';
 
@@ -113,6 +115,20 @@ describe('Harbor runtime conventions (docker, product verifier)', function () {
         await agent.stop();
         await box.stop();
       }
+    }
+  });
+
+  it('ends the agent at the task\'s own agent timeout, then verifies what it left and keeps its /logs/agent', async () => {
+    const env = environmentSpecSchema.parse({ ...spec, sandbox: { ...spec.sandbox, limits: { ...spec.sandbox.limits, agentTimeoutSec: 3, commandTimeoutSec: 60 } } });
+    const server = await startModelServer();
+    try {
+      const r = await playHack(server, backend, env, { name: 'slow', kind: 'control', commands: ['echo started > /logs/agent/progress.txt', 'sleep 30', 'echo 3 > /app/errors.txt'] }, { labels: testLabels });
+      assert.equal(r.status, 'truncated');
+      assert.equal(r.truncationReason, 'wall_clock');
+      assert.equal(r.verifier?.reward, 0, 'the verifier judged the work left at the timeout (the answer was never written)');
+      assert.deepEqual(r.logs?.files.map((f) => [f.path, f.content]), [['agent/progress.txt', 'started\n']]);
+    } finally {
+      await server.close();
     }
   });
 });
