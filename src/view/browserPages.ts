@@ -1,10 +1,11 @@
 import type { BrowserPage } from '../webview/browserLinks.js';
 
-/** The pages of the browser host: the same webview bundles the editor loads, plus the runs list and run table. */
+/** The pages of the browser host: the same webview bundles the editor loads, plus the runs list, the run table and the dataset. */
 export const browserPages: Record<string, { page: BrowserPage; title: string; script: string; styles: string[]; element: string }> = {
   'index.html': { page: 'runs', title: 'Coevolve runs', script: 'runsPage.js', styles: ['runsPage.css'], element: 'coevolve-runs-page' },
   'run.html': { page: 'run', title: 'Coevolve run', script: 'runPage.js', styles: ['runPage.css'], element: 'coevolve-run-page' },
   'dashboard.html': { page: 'dashboard', title: 'Coevolve dashboard', script: 'dashboard.js', styles: ['codicon.css', 'dashboard.css'], element: 'coevolve-dashboard' },
+  'dataset.html': { page: 'dataset', title: 'Coevolve dataset', script: 'datasetPage.js', styles: ['datasetPage.css'], element: 'coevolve-dataset-page' },
   'rollout.html': { page: 'rollout', title: 'Coevolve rollout', script: 'rolloutViewer.js', styles: ['codicon.css', 'rolloutViewer.css'], element: 'coevolve-rollout-viewer' },
 };
 

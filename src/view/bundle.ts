@@ -1,17 +1,19 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scrubSecrets } from '../llm/scrubSecrets.js';
-import { rolloutExclusion, type DatasetFilters } from '../datasets/selection.js';
+import { rolloutExclusion, unsandboxedByConfig, type DatasetFilters } from '../datasets/selection.js';
 import { readCuration } from '../store/curation.js';
 import { readEnvironment } from '../store/runReader.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import { dashboardView } from '../viewdata/dashboardView.js';
+import type { RunDataset } from '../viewdata/datasetItems.js';
+import { exportExclusions, runDataset } from '../viewdata/datasetList.js';
 import { evalView } from '../viewdata/evalView.js';
 import { rolloutRow } from '../viewdata/rolloutTable.js';
 import { rolloutView } from '../viewdata/rolloutView.js';
 import { runChoice } from '../viewdata/runListing.js';
 import { safeKey } from '../webview/browserLinks.js';
-import type { StaticTableIndex } from '../webview/browserTransport.js';
+import type { StaticDataset, StaticTableIndex } from '../webview/browserTransport.js';
 import type { RolloutRow } from '../webview/protocol.js';
 import { loadAssets, webviewAssetsDir } from './assets.js';
 import { browserPageHtml, browserPages } from './browserPages.js';
@@ -32,7 +34,8 @@ export interface BundleReport {
 /**
  * `coevolve view --bundle OUT`: a static site any static file server can serve. The same pages and webview bundles
  * as the server, answering from small JSON files (runs.json; per run dashboard.json, table.json, one row file per
- * generation, one file per rollout), so a large run loads only what a page asks for. A rollout is in the bundle
+ * generation, one file per rollout; dataset.json with the curated items it holds), so a large run loads only what a
+ * page asks for. A rollout is in the bundle
  * only if the export selection takes it (no hint plays, no infrastructure errors, nothing rejected), and a run
  * directory holding a link is refused whole. Every JSON text passes the secret scrubber on its way out.
  */
@@ -51,6 +54,7 @@ export function writeBundle(out: string, sources: string[], o: BundleOptions = {
   const report: BundleReport = { out, runs: [], files: 0 };
   const listed = runs.listed();
   const choices = [];
+  const datasets: RunDataset[] = [];
   for (const { dir, manifest } of listed) {
     const key = runs.refOf(dir);
     const live = runs.get(key); // audited: a run with a link in it throws here
@@ -63,7 +67,8 @@ export function writeBundle(out: string, sources: string[], o: BundleOptions = {
         // an environment without its file: its rollouts lose the family filter, nothing else
       }
     }
-    const ctx = { environments: envs, curation: readCuration(dir).states };
+    const curation = readCuration(dir);
+    const ctx = { environments: envs, curation: curation.states, unsandboxed: unsandboxedByConfig(manifest) };
     const excluded: Record<string, number> = {};
     const rowsByGen = new Map<number, RolloutRow[]>();
     for (const s of live.run.rollouts.values()) {
@@ -83,11 +88,17 @@ export function writeBundle(out: string, sources: string[], o: BundleOptions = {
     write(`data/${key}/table.json`, table);
     write(`data/${key}/dashboard.json`, dashboardView(live.run, undefined, (d) => runs.refOf(d)));
     write(`data/${key}/eval.json`, evalView(dir, key));
+    const inBundle = exportExclusions(live.run, curation, (id) => envs.get(id), filters);
+    const curated = runDataset(live.run, key);
+    // A curated item is in the bundle only if the bundle's selection takes its target (a rollout the bundle holds).
+    datasets.push({ ...curated, items: curated.items.filter((i) => safeKey.test(i.target.id) && inBundle(i.target) === undefined) });
     const all = [...rowsByGen.values()].flat();
     choices.push({ ...runChoice(dir, manifest, key), rollouts: all.length });
     report.runs.push({ key, name: manifest.name, rollouts: all.length, excluded });
   }
   write('data/runs.json', choices);
+  const dataset: StaticDataset = { runs: datasets, note: `Only what this bundle holds: its export selection (--filter ${filters.filter}) leaves out rejected items, hint plays, unsandboxed rollouts and infrastructure errors.` };
+  write('data/dataset.json', dataset);
   for (const page of Object.keys(browserPages)) {
     writeFileSync(join(out, page), browserPageHtml(page, 'static'));
     files++;

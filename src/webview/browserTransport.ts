@@ -3,8 +3,9 @@
 // a bundle written by `coevolve view --bundle`, where each request is answered from small JSON files fetched on
 // demand (the rollout table query runs here, with the same code the server runs). Both keep the panel state in the
 // URL, so every view is a deep link. The page says which host it is in with <meta name="coevolve-host">.
-import type { CommandMethod, DashboardView, RequestMethod, RolloutRow, RolloutTableQuery, RunChoice } from './protocol.js';
+import type { CommandMethod, DashboardView, RequestMethod, RequestParamsOf, RolloutRow, RolloutTableQuery, RunChoice } from './protocol.js';
 import { browserLinks, safeKey, stateFromUrl, urlOfState, type BrowserPage } from './browserLinks.js';
+import { datasetList, type RunDataset } from '../viewdata/datasetItems.js';
 import { facetsOf, queryRolloutTable } from '../viewdata/rolloutTable.js';
 
 export interface HostTransport {
@@ -22,6 +23,12 @@ export interface StaticTableIndex {
   runDir: string;
   runName: string;
   generations: { index: number; rows: number }[];
+}
+
+/** What a bundle's dataset.json holds: the curated items of each run that the bundle's selection took. */
+export interface StaticDataset {
+  runs: RunDataset[];
+  note: string;
 }
 
 const meta = (name: string): string => document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? '';
@@ -152,6 +159,12 @@ function staticAnswerer(): (method: string, params: unknown) => Promise<unknown>
       }
       case 'eval/get':
         return getJson(`data/${key(params['runDir'], 'run')}/eval.json`);
+      case 'dataset/list': {
+        const p = params as RequestParamsOf<'dataset/list'>;
+        const d = await getJson<StaticDataset>('data/dataset.json');
+        const runs = p.runDir === undefined ? d.runs : d.runs.filter((r) => r.runDir === key(p.runDir, 'run'));
+        return { ...datasetList(runs, p), bundleNote: d.note };
+      }
       case 'rollouts/search':
         throw new Error('Full-text search needs `coevolve view` (a static bundle has no search index); the table filters work here.');
       default:

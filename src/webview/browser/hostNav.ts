@@ -1,4 +1,4 @@
-// The navigation bar of every browser-host page (runs list, run, dashboard, rollout), filled from the page's URL.
+// The navigation bar of every browser-host page (runs list, dataset, run, dashboard, rollout), filled from the page's URL.
 // Links only; the run key comes from the URL and is checked before it becomes part of one.
 import { browserLinks, safeKey } from '../browserLinks.js';
 
@@ -15,7 +15,7 @@ function fill(nav: HTMLElement): void {
   const run = p.get('run') ?? '';
   const brand = link('Coevolve', browserLinks.runs(), 'nav-brand');
   brand.className = 'brand';
-  nav.append(brand, link('Runs', browserLinks.runs(), 'nav-runs'));
+  nav.append(brand, link('Runs', browserLinks.runs(), 'nav-runs'), link('Dataset', browserLinks.dataset(), 'nav-dataset'));
   if (safeKey.test(run)) {
     const g = p.get('g');
     nav.append(link(`Run ${run}`, browserLinks.run(run), 'nav-run'), link('Dashboard', browserLinks.dashboard(run), 'nav-dashboard'));

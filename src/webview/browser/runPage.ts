@@ -108,6 +108,7 @@ export class RunPage extends LitElement {
     return html`<div class="page">
       <h1>${t.runName} <span class="dim">${this.state.runDir}</span></h1>
       <p class="summary-line"><a id="dashboard-link" href=${browserLinks.dashboard(t.runDir)}>Dashboard</a>
+        · <a id="dataset-link" href=${browserLinks.dataset(t.runDir)}>Dataset</a>
         · <span id="row-count">${t.total}</span> rollouts match${t.running ? html` · <span id="running-count" class="status-running">${t.running} running</span>` : nothing}</p>
       ${this.error ? html`<p class="problem" id="problem">${this.error}</p>` : nothing}
       ${this.evalView()}

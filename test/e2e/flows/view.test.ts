@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -165,6 +165,61 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     }
   });
 
+  it('shows the dataset: curated items with why an export leaves them out, filters in the URL, live, and curation with --allow-curation', async function () {
+    const key = demoKey();
+    const dir = join(runs, key);
+    const rollouts = [...openRun(dir).rollouts.values()].filter((r) => r.status !== 'error');
+    const plain = rollouts.find((r) => !r.hint)!;
+    const hint = rollouts.find((r) => r.hint)!;
+    const other = rollouts.find((r) => !r.hint && r.id !== plain.id)!;
+    const line = (target: string, action: string, at: number): string => `${JSON.stringify({ at: new Date(Date.UTC(2026, 0, 1, 0, 0, at)).toISOString(), target: { kind: 'rollout', id: target }, action })}\n`;
+    appendFileSync(join(dir, 'curation.jsonl'), line(plain.id, 'accept', 1) + line(hint.id, 'accept', 2));
+    await page.goto(`${view.url}dataset.html`);
+    await page.locator('.dataset-row').nth(1).waitFor();
+    await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+    const cell = (id: string, col: string) => page.locator(`.dataset-row[data-id="${id}"] td.${col}`);
+    assert.equal((await cell(plain.id, 'export').textContent())?.trim(), 'exported');
+    assert.match((await cell(hint.id, 'export').textContent()) ?? '', /left out: hint play/, 'an accepted hint play stays out of exports');
+    assert.equal(await page.locator('#dataset-table td.actions').count(), 0, 'a read-only server offers no curation buttons');
+    // What Chromium drew: the verdict colour comes from the stylesheet (no style attribute), the header is sticky.
+    const drawn = await page.evaluate((id) => {
+      const td = document.querySelector(`.dataset-row[data-id="${id}"] td.verdict`) as HTMLElement;
+      const th = document.querySelector('#dataset-table th') as HTMLElement;
+      return { verdict: getComputedStyle(td).color, body: getComputedStyle(document.body).color, header: getComputedStyle(th).position, styled: document.querySelectorAll('#app [style]').length };
+    }, plain.id);
+    assert.notEqual(drawn.verdict, drawn.body, 'an accepted verdict is drawn in the passed colour, not the text colour');
+    assert.equal(drawn.header, 'sticky');
+    assert.equal(drawn.styled, 0, 'no inline style attribute (the CSP would drop it)');
+    // A decision made elsewhere appears without a reload (dataset/changed on the live stream).
+    appendFileSync(join(dir, 'curation.jsonl'), line(other.id, 'reject', 3));
+    await page.locator(`.dataset-row[data-id="${other.id}"] td.verdict`, { hasText: 'rejected' }).waitFor({ timeout: 20_000 });
+    assert.equal(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument), true, 'the page was not reloaded');
+    // Filters go into the URL, so the link shows the same items.
+    await page.locator('#filter-verdict').selectOption('accepted');
+    await page.waitForFunction(() => document.querySelectorAll('.dataset-row').length === 2);
+    assert.match(page.url(), /verdict=accepted/);
+    assert.match((await page.locator('#export-args').textContent()) ?? '', /--filter accepted/);
+    await page.goto(page.url());
+    await page.locator('.dataset-row').nth(1).waitFor();
+    assert.equal(await page.locator('.dataset-row').count(), 2);
+    await shot('view-dataset');
+    await noViolations('the dataset page');
+    // With --allow-curation the page curates: Reject writes a decision to the run's curation.jsonl.
+    const curating = await startView([runs, '--allow-curation']);
+    try {
+      await page.goto(`${curating.url}dataset.html?run=${key}`);
+      await page.locator(`.dataset-row[data-id="${plain.id}"] button.reject`).click();
+      await page.locator(`.dataset-row[data-id="${plain.id}"] td.verdict`, { hasText: 'rejected' }).waitFor();
+      const written = readFileSync(join(dir, 'curation.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { target: { id: string }; action: string; author?: string }).at(-1);
+      assert.deepEqual([written?.target.id, written?.action, written?.author], [plain.id, 'reject', 'coevolve view'], 'the decision is in the run\'s curation.jsonl');
+      await page.locator(`.dataset-row[data-id="${plain.id}"] button.accept`).click();
+      await page.locator(`.dataset-row[data-id="${plain.id}"] td.verdict`, { hasText: 'accepted' }).waitFor();
+      await noViolations('the dataset page with curation');
+    } finally {
+      await curating.stop();
+    }
+  });
+
   it('serves a --bundle from a plain static file server: runs, run, rollout, dashboard, deep links; no hint plays', async function () {
     const out = join(work, 'bundle');
     const printed = writeBundle(runs, out);
@@ -193,6 +248,16 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
       await noViolations('the bundle');
       await page.goto(`${base}rollout.html?run=${key}&g=${hint.generation}&r=${hint.id}`);
       await page.locator('#problem', { hasText: 'not in this bundle' }).waitFor();
+      // The bundle's dataset: the curated items it holds, never the rejected one or the hint play.
+      await page.goto(`${base}dataset.html`);
+      await page.locator('#bundle-note').waitFor();
+      const ids = await page.locator('.dataset-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+      const curated = readFileSync(join(runs, key, 'curation.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { target: { id: string }; action: string });
+      const rejected = curated.filter((c) => c.action === 'reject').map((c) => c.target.id).filter((id) => curated.filter((c) => c.target.id === id).at(-1)?.action === 'reject');
+      assert.ok(ids.length > 0, 'the accepted rollout is in the bundle\'s dataset');
+      assert.ok(!ids.includes(hint.id), 'no hint play in the bundle\'s dataset');
+      assert.ok(rejected.length > 0 && rejected.every((id) => !ids.includes(id)), 'no rejected item in the bundle\'s dataset');
+      await noViolations('the bundle\'s dataset');
     } finally {
       server.kill('SIGTERM');
     }
