@@ -4,7 +4,7 @@ import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
 import type { RunManifest } from '../core/ports/runStore.js';
 import { runLayout } from '../store/layout.js';
 import { isRunAlive, readGenerationMetrics, type RunStatus } from '../store/runReader.js';
-import type { RunChoice } from '../webview/protocol.js';
+import type { RequestParamsOf, RunChoice, RunsWindow } from '../webview/protocol.js';
 import type { RunResolver } from './runRegistry.js';
 
 interface Cached {
@@ -35,6 +35,16 @@ export function runChoice(dir: string, manifest: RunManifest, ref: string): RunC
 /** The runs a host lists (the dashboard's compare picker, the browser's runs page), newest first. */
 export function runChoices(runs: RunResolver): RunChoice[] {
   return runs.listed().map((r) => runChoice(r.dir, r.manifest, runs.refOf(r.dir)));
+}
+
+/**
+ * One window of the runs list: every run is listed (manifests are read once), but only the window's rows are read,
+ * so the first screen of a list of thousands costs the reads of its own rows.
+ */
+export function runsWindow(runs: RunResolver, p: RequestParamsOf<'runs/page'>): RunsWindow {
+  const listed = runs.listed();
+  const runsOfWindow = listed.slice(p.offset, p.offset + p.limit).map((r) => runChoice(r.dir, r.manifest, runs.refOf(r.dir)));
+  return { total: listed.length, offset: p.offset, runs: runsOfWindow };
 }
 
 /** Every change a row shows is announced by an event (metrics are written before generation.finished). */

@@ -8,7 +8,7 @@ import type { LiveRun } from './liveRun.js';
 import { facetsOf, queryRolloutTable, rolloutRow, rowPasses } from './rolloutTable.js';
 import { rolloutView } from './rolloutView.js';
 import { specView } from './specView.js';
-import { runChoices } from './runListing.js';
+import { runChoices, runsWindow } from './runListing.js';
 import type { RunResolver } from './runRegistry.js';
 import { TranscriptIndex } from './transcriptSearch.js';
 
@@ -55,6 +55,7 @@ export class ViewData {
       return dashboardView(run.run, compare?.run, (d) => this.runs.refOf(d));
     },
     'runs/list': () => runChoices(this.runs),
+    'runs/page': (p) => runsWindow(this.runs, p),
     'rollouts/table': (p) => {
       const live = this.runs.get(p.runDir);
       const rows = this.rows(live);

@@ -136,11 +136,18 @@ function staticAnswerer(): (method: string, params: unknown) => Promise<unknown>
     if (!p) rowCache.set(k, (p = getJson<RolloutRow[]>(`data/${run}/rows/g${g}.json`)));
     return p;
   };
+  let runsFile: Promise<RunChoice[]> | undefined;
+  const runs = (): Promise<RunChoice[]> => (runsFile ??= getJson<RunChoice[]>('data/runs.json'));
   return async (method, raw) => {
     const params = (raw ?? {}) as Record<string, unknown>;
     switch (method) {
       case 'runs/list':
-        return getJson<RunChoice[]>('data/runs.json');
+        return runs();
+      case 'runs/page': {
+        const p = params as RequestParamsOf<'runs/page'>;
+        const all = await runs();
+        return { total: all.length, offset: p.offset, runs: all.slice(p.offset, p.offset + p.limit) };
+      }
       case 'dashboard/get': {
         const view = await getJson<DashboardView>(`data/${key(params['runDir'], 'run')}/dashboard.json`);
         const other = params['compareRunDir'];

@@ -74,6 +74,8 @@ export const requestParams = {
   'rollout/get': rolloutRefSchema,
   'dashboard/get': z.strictObject({ runDir: z.string().min(1).max(4096), compareRunDir: z.string().min(1).max(4096).optional() }),
   'runs/list': z.strictObject({}),
+  /** A window of the runs list (newest first): only its rows are read, so a list of thousands of runs opens at once. */
+  'runs/page': z.strictObject({ offset: z.number().int().min(0).max(10_000_000), limit: z.number().int().min(1).max(1000) }),
   /** The flat rollout table across generations: filtered, sorted, one page of rows. */
   'rollouts/table': rolloutTableQuerySchema,
   /** Full-text search across the transcripts of a run's rollouts (case-insensitive substring). */
@@ -257,6 +259,13 @@ export interface RunChoice {
   lastSuccessRate?: number;
 }
 
+/** A window of the runs list and how many runs there are in all. */
+export interface RunsWindow {
+  total: number;
+  offset: number;
+  runs: RunChoice[];
+}
+
 /** One rollout of the flat table: its index summary plus what the run knows of its environment. */
 export interface RolloutRow {
   id: string;
@@ -348,6 +357,7 @@ export interface RequestResults {
   'rollout/get': RolloutView;
   'dashboard/get': DashboardView;
   'runs/list': RunChoice[];
+  'runs/page': RunsWindow;
   'rollouts/table': RolloutTable;
   'rollouts/search': SearchResult;
   'eval/get': EvalView;

@@ -77,7 +77,7 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     const index = openRun(join(runs, key));
     await page.goto(`${view.url}index.html`);
     const row = page.locator(`.run-row[data-run="${key}"]`);
-    await row.locator('td', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    await row.locator('.cell', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
     assert.match((await row.textContent()) ?? '', new RegExp(`\\b${index.rollouts.size}\\b`), 'the row counts the run’s rollouts');
     await shot('view-runs');
     // The dashboard: its charts from the stored metrics (one per question; more when the run has version-2 metrics).

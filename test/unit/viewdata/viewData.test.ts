@@ -34,6 +34,16 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
     assert.equal(typeof first.lastSuccessRate, 'number');
   });
 
+  it('answers a window of the runs list: the total, and rows only for the window, in the same order as the whole list', () => {
+    const all = data.handlers['runs/list']();
+    const first = data.handlers['runs/page']({ offset: 0, limit: 1 });
+    assert.equal(first.total, all.length);
+    assert.deepEqual(first.runs, all.slice(0, 1));
+    const second = data.handlers['runs/page']({ offset: 1, limit: 10 });
+    assert.deepEqual(second.runs, all.slice(1), 'a window past the end is cut at the end');
+    assert.deepEqual(data.handlers['runs/page']({ offset: 50, limit: 10 }).runs, []);
+  });
+
   it('answers the flat rollout table across generations: filter by score, status, family, user, tags; sort; page', () => {
     const all = data.handlers['rollouts/table']({ runDir, limit: 5000 });
     const index = openRun(runDir);
