@@ -89,8 +89,9 @@ export class RunDashboard extends LitElement {
     this.channel.ready();
     this.resizeObserver = new ResizeObserver(() => this.resizePlots());
     this.resizeObserver.observe(this);
-    void this.load();
-    void this.channel.request('runs/list', {}).then((r) => (this.runs = r), () => undefined);
+    // The compare picker's list is asked for once the dashboard's own data is in: a host answers one request at a
+    // time, and a list of a thousand runs must not hold the charts back.
+    void this.load().finally(() => this.channel.request('runs/list', {}).then((r) => (this.runs = r), () => undefined));
   }
 
   override disconnectedCallback(): void {
