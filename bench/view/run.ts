@@ -1,7 +1,8 @@
 // coevolve view benchmark; prints figures, asserts nothing.
 //   npm run bench:view
 // On runs scaled up from a real demo run (bench/view/scaleRun.ts): the time until the runs list with 1,000 runs and the
-// dashboard of a 10,000-rollout run show their data in Chromium (rows drawn, six charts drawn), in the browser host
+// dashboard of a 10,000-rollout run show their data in Chromium (the count and the first screen of rows of the
+// virtualized list, six charts), against a baseline in the same run (the same pages over the one demo run), in the browser host
 // (`coevolve view`, the built CLI in its own process, HTTP + the same webview bundles) against the editor host in the
 // same run (the editor's RunRegistry answering the same bundle through a stand-in VS Code API, and the Runs tree's root
 // nodes built in process). Cold = the first load after the server started; warm = median of the next three.
@@ -37,7 +38,7 @@ function startView(sources: string[]): Promise<{ url: string; child: ChildProces
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 
 /** Navigation to "the data is drawn", in ms, for a cold load and three warm ones. */
-async function timeLoads(browser: Browser, url: string, drawn: string, arg: number): Promise<{ cold: number; warm: number }> {
+async function timeLoads<A>(browser: Browser, url: string, drawn: string, arg: A): Promise<{ cold: number; warm: number }> {
   const times: number[] = [];
   for (let i = 0; i < 4; i++) {
     const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
@@ -50,6 +51,13 @@ async function timeLoads(browser: Browser, url: string, drawn: string, arg: numb
   return { cold: times[0] as number, warm: median(times.slice(1)) };
 }
 
+// "Shows its data": the list's count is the number of runs and its first screen of rows has their links (the list is
+// virtualized: only rows on screen exist); the dashboard has its charts drawn under the run's own name.
+const runsDrawn = '(n) => document.querySelector("#run-count")?.textContent === String(n) && document.querySelectorAll(".run-row .run-link").length >= Math.min(n, 25)';
+const chartsDrawn = '(a) => document.querySelectorAll("#charts canvas").length >= a.charts && new RegExp(a.name).test(document.querySelector(".dash-head h1")?.textContent ?? "")';
+const ms = (t: { cold: number; warm: number }): string => `cold ${t.cold} ms · warm ${t.warm} ms`;
+const ratio = (a: { cold: number; warm: number }, b: { cold: number; warm: number }): string => `cold ${(a.cold / b.cold).toFixed(2)}× · warm ${(a.warm / b.warm).toFixed(2)}×`;
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'coevolve-bench-view-'));
   const browser = await chromium.launch({ executablePath: process.env.COEVOLVE_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
@@ -61,14 +69,19 @@ async function main(): Promise<void> {
     const big = scaleRollouts(demo, join(work, 'big'));
     console.log(`scaled: 1,000 copies of the run; one run of ${big.rollouts} rollouts over 20 generations`);
 
+    // Baseline, same run, same pages and bundles: a coevolve view of the one real demo run (1 run, its 2 generations).
+    const small = await startView([join(work, 'demo')]);
+    const demoKey = demo.split('/').pop() as string;
+    const listSmall = await timeLoads(browser, `${small.url}index.html`, runsDrawn, 1);
+    const dashSmall = await timeLoads(browser, `${small.url}dashboard.html?run=${demoKey}`, chartsDrawn, { charts: 6, name: 'demo' });
+    small.child.kill('SIGTERM');
+
     const view = await startView([join(work, 'many'), big.dir]);
     const pid = view.child.pid as number;
     const rssIdle = rssMb(pid);
-    const runsDrawn = '(n) => document.querySelectorAll(".run-row").length >= n';
     const listBrowser = await timeLoads(browser, `${view.url}index.html`, runsDrawn, 1001);
     const rssList = rssMb(pid);
-    const chartsDrawn = '(n) => document.querySelectorAll("#charts canvas").length >= n && /demo-10k/.test(document.querySelector(".dash-head h1")?.textContent ?? "")';
-    const dashBrowser = await timeLoads(browser, `${view.url}dashboard.html?run=demo-10k`, chartsDrawn, 6);
+    const dashBrowser = await timeLoads(browser, `${view.url}dashboard.html?run=demo-10k`, chartsDrawn, { charts: 6, name: 'demo-10k' });
     const rssDash = rssMb(pid);
     view.child.kill('SIGTERM');
 
@@ -81,23 +94,26 @@ async function main(): Promise<void> {
       if (nodes.length < 1001) throw new Error(`editor registry listed ${nodes.length} runs`);
       registryTimes.push(performance.now() - t0);
     }
+    const registryLoads = { cold: Math.round(registryTimes[0] as number), warm: Math.round(median(registryTimes.slice(1))) };
     // ... and the dashboard bundle answered by the editor's registry through a stand-in VS Code API.
     // The same runs as the server (its compare picker lists all 1,001 runs in both hosts).
     const registry = new RunRegistry(() => [join(work, 'many'), join(work, 'big')]);
     const data = new ViewData(registry);
     const harness = await startHarness(root, 'dashboard', 'coevolve-dashboard', { runDir: big.dir }, (method, params) => (data.handlers as Record<string, (p: unknown) => unknown>)[method]?.(params));
-    const dashEditor = await timeLoads(browser, harness.url, chartsDrawn, 6);
+    const dashEditor = await timeLoads(browser, harness.url, chartsDrawn, { charts: 6, name: 'demo-10k' });
     await harness.close();
 
-    console.log(`\ncoevolve view vs the editor host (target ≤ 1000 ms in the browser host); load average ${load()}`);
-    console.log(`  runs list, 1,001 runs, until every row is drawn:`);
-    console.log(`    browser host (coevolve view)   cold ${listBrowser.cold} ms · warm ${listBrowser.warm} ms`);
-    console.log(`    editor host (Runs tree root)   cold ${registryTimes[0]?.toFixed(0)} ms · warm ${median(registryTimes.slice(1)).toFixed(0)} ms (in process: RunRegistry.list + runNode, no drawing)`);
-    console.log(`    ratio browser/editor, cold     ${(listBrowser.cold / (registryTimes[0] as number)).toFixed(2)}×`);
-    console.log(`  dashboard of a ${big.rollouts}-rollout run, until its six charts are drawn:`);
-    console.log(`    browser host (coevolve view)   cold ${dashBrowser.cold} ms · warm ${dashBrowser.warm} ms`);
-    console.log(`    editor host (same bundle)      cold ${dashEditor.cold} ms · warm ${dashEditor.warm} ms`);
-    console.log(`    ratio browser/editor, warm     ${(dashBrowser.warm / dashEditor.warm).toFixed(2)}×`);
+    console.log(`\ncoevolve view (production build) vs a baseline in the same run; target ≤ 1000 ms; load average ${load()}`);
+    console.log(`  runs list until its count and first screen of rows are drawn:`);
+    console.log(`    1,001 runs, browser host           ${ms(listBrowser)}`);
+    console.log(`    baseline: 1 run, browser host      ${ms(listSmall)}`);
+    console.log(`    ratio 1,001 runs / 1 run           ${ratio(listBrowser, listSmall)}`);
+    console.log(`    editor host (Runs tree root)       ${ms(registryLoads)} (in process: RunRegistry.list + runNode, no drawing)`);
+    console.log(`  dashboard until six charts are drawn:`);
+    console.log(`    ${big.rollouts}-rollout run, browser host ${ms(dashBrowser)}`);
+    console.log(`    baseline: the 2-generation demo run ${ms(dashSmall)}`);
+    console.log(`    ratio 10k run / demo run           ${ratio(dashBrowser, dashSmall)}`);
+    console.log(`    editor host (same bundle, 10k run) ${ms(dashEditor)} · browser/editor ${ratio(dashBrowser, dashEditor)}`);
     console.log(`  server RSS: idle ${rssIdle.toFixed(0)} MB · after the runs list ${rssList.toFixed(0)} MB · after the dashboard ${rssDash.toFixed(0)} MB`);
   } finally {
     await browser.close();
