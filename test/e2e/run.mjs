@@ -28,7 +28,9 @@ function packageExtension() {
 function runFlows(env) {
   const r = spawnSync(process.execPath, [
     join(root, 'node_modules/mocha/bin/mocha.js'), '--import=tsx', '--reporter', join(root, 'test/support/countingReporter.cjs'),
-    '--timeout', '120000', '--recursive', '--extension', 'ts', join(root, 'test/e2e/flows'),
+    // COEVOLVE_E2E_FLOWS=file.test.ts[,...] runs only those flows (when working on one).
+    '--timeout', '120000', '--recursive', '--extension', 'ts',
+    ...(process.env.COEVOLVE_E2E_FLOWS ? process.env.COEVOLVE_E2E_FLOWS.split(',').map((f) => join(root, 'test/e2e/flows', f)) : [join(root, 'test/e2e/flows')]),
   ], { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   return r.status ?? 1;
 }
@@ -53,6 +55,9 @@ async function main() {
       COEVOLVE_E2E_WORKSPACE: workspace,
       COEVOLVE_CHROMIUM: tools.chromium,
       COEVOLVE_E2E_SCREENSHOTS: join(root, 'artifacts/screenshots'),
+      // The untrusted-window flow starts its own server with workspace trust on, from the same tools and .vsix.
+      COEVOLVE_E2E_CODE_SERVER: tools.codeServer,
+      COEVOLVE_E2E_VSIX: vsix,
     });
   } finally {
     await server.stop().catch(() => undefined);

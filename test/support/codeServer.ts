@@ -66,6 +66,11 @@ export interface CodeServerOptions {
   /** Extra environment for the server; it reaches the extension host (the vscode suite reads its results path from it). */
   env?: Record<string, string>;
   settings?: Record<string, unknown>;
+  /**
+   * Workspace trust on, as a user's editor has it: the folder opens untrusted (restricted mode, no prompt). Off by
+   * default so the other flows can run what they drive.
+   */
+  workspaceTrust?: boolean;
 }
 
 export interface CodeServer {
@@ -112,7 +117,8 @@ export function installExtension(codeServer: string, vsix: string, dirs: { userD
 
 export async function startCodeServer(options: CodeServerOptions & { prepare?: (dirs: { runDir: string; userDataDir: string; extensionsDir: string }) => void }): Promise<CodeServer> {
   const dirs = newRunDir(options.extensionsDir);
-  writeFileSync(join(dirs.userDataDir, 'User/settings.json'), JSON.stringify({ ...hermeticSettings, ...options.settings }, null, 2));
+  const trust = options.workspaceTrust ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'always' } : {};
+  writeFileSync(join(dirs.userDataDir, 'User/settings.json'), JSON.stringify({ ...hermeticSettings, ...trust, ...options.settings }, null, 2));
   options.prepare?.(dirs);
   const port = await freeLoopbackPort();
   const host = `127.0.0.1:${port}`;
@@ -125,7 +131,7 @@ export async function startCodeServer(options: CodeServerOptions & { prepare?: (
     options.codeServer,
     [
       '--config', configFile, '--bind-addr', host, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
-      '--disable-workspace-trust', '--disable-getting-started-override', '--user-data-dir', dirs.userDataDir,
+      ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override', '--user-data-dir', dirs.userDataDir,
       '--extensions-dir', dirs.extensionsDir,
     ],
     // detached = setsid: the server leads its own process group, so stop() can end the extension host and watchers too.
