@@ -7,6 +7,8 @@ import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.j
 import { isSafeGeneration, isSafeId, maxGeneration, safeIdPattern } from './runPaths.js';
 
 const safeId = z.string().regex(safeIdPattern, 'not a safe name (letters, digits, ".", "_", "-", starting with a letter or digit)');
+// A retired pair is named "<envId>@<pairId>" (the controller's spelling); the id only keys a lookup, never a path.
+const retiredId = z.string().refine((id) => id.split('@').length <= 2 && id.split('@').every((part) => safeIdPattern.test(part)), 'not a safe name or "<envId>@<pairId>"');
 const generation = z.number().int().min(0).max(maxGeneration);
 const finite = z.number().refine(Number.isFinite, 'not a finite number');
 
@@ -42,7 +44,7 @@ const eventBodies: Record<string, z.ZodType> = {
   'spec.added': z.looseObject({ kind: childKind, id: safeId, parent: safeId.nullable(), operator: z.string().nullable(), generation }),
   // A rejected child was never written: its id may be whatever a designer proposed, and is never a path.
   'child.rejected': z.looseObject({ kind: childKind, id: z.string(), parent: z.string(), operator: z.string(), reason: z.string(), generation }),
-  'spec.retired': z.looseObject({ kind: childKind, id: safeId, reason: z.string(), generation }),
+  'spec.retired': z.looseObject({ kind: childKind, id: retiredId, reason: z.string(), generation }),
   'agent.updated': z.looseObject({ generation, fromId: safeId, toId: safeId, change: z.string(), promoted: z.boolean() }),
   'hook.finished': z.looseObject({ generation, exitCode: z.number(), durationMs: z.number(), outputFile: z.string() }),
   'generation.finished': z.looseObject({ generation }),

@@ -25,7 +25,7 @@ export const relativePathSchema = z
 export const lineageSchema = z
   .strictObject({
     parent: idSchema.nullable().default(null).describe('Id of the spec this one was derived from, or null for a seed.'),
-    operator: z.string().max(128).nullable().default(null).describe('Mutation operator that produced this spec from its parent (e.g. "harder:horizon").'),
+    operator: z.string().max(1024).nullable().default(null).describe('Mutation operator that produced this spec from its parent (e.g. "harder:horizon").'),
     generation: z.number().int().min(0).default(0).describe('Generation in which this spec was created (0 for seeds).'),
   })
   .describe('Where this spec came from in the evolution.');

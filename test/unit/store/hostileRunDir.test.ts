@@ -94,6 +94,17 @@ describe('hostile run directories (issue 11, item 5)', function () {
     assert.doesNotMatch(formatReportMarkdown(buildReport(dir)), /Cannot read properties/);
   });
 
+  it('a retired pair ("<envId>@<pairId>", as the controller writes it) is read, not skipped; a crafted one still is', () => {
+    const lines = eventLines(dir);
+    const seq = lines.length + 1;
+    lines.push(JSON.stringify({ seq, at: '2025-01-01T00:00:00.000Z', type: 'spec.retired', kind: 'environment', id: 'dedupe-names@p0013', reason: 'too_easy', generation: 1 }));
+    lines.push(JSON.stringify({ seq: seq + 1, at: '2025-01-01T00:00:00.000Z', type: 'spec.retired', kind: 'environment', id: '../x@p1', reason: 'too_easy', generation: 1 }));
+    writeEventLines(dir, lines);
+    const run = openRun(dir);
+    assert.ok(run.events.some((e) => e.type === 'spec.retired' && e.id === 'dedupe-names@p0013'), 'the retired pair is an event of the run');
+    assert.deepEqual(run.problems.map((p) => p.line ?? p.message), [seq + 1], JSON.stringify(run.problems));
+  });
+
   it('an event with generation "/../../tmp/y" never makes a reader open a file outside the run', async () => {
     const outside = join(tmp, 'elsewhere', 'y');
     mkdirSync(outside, { recursive: true });
