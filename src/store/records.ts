@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { RunEvent, RunManifest } from '../core/ports/runStore.js';
 import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
+import { trainerHookResultSchema } from '../core/spec/trainerHookResult.js';
 import { isSafeGeneration, isSafeId, maxGeneration, safeIdPattern } from './runPaths.js';
 
 const safeId = z.string().regex(safeIdPattern, 'not a safe name (letters, digits, ".", "_", "-", starting with a letter or digit)');
@@ -46,7 +47,7 @@ const eventBodies: Record<string, z.ZodType> = {
   'child.rejected': z.looseObject({ kind: childKind, id: z.string(), parent: z.string(), operator: z.string(), reason: z.string(), generation }),
   'spec.retired': z.looseObject({ kind: childKind, id: retiredId, reason: z.string(), generation }),
   'agent.updated': z.looseObject({ generation, fromId: safeId, toId: safeId, change: z.string(), promoted: z.boolean() }),
-  'hook.finished': z.looseObject({ generation, exitCode: z.number(), durationMs: z.number(), outputFile: z.string() }),
+  'hook.finished': z.looseObject({ generation, exitCode: z.number(), durationMs: z.number(), outputFile: z.string(), result: trainerHookResultSchema.optional() }),
   'generation.finished': z.looseObject({ generation }),
   'run.finished': z.looseObject({ status: z.enum(['completed', 'stopped', 'failed']), message: z.string().optional() }),
 };

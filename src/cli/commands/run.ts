@@ -166,6 +166,7 @@ async function execute(
       seeds,
       ...(history ? { history } : {}),
       hook: processTrainerHook,
+      ...(cast.switchAgentModel ? { switchAgentModel: cast.switchAgentModel } : {}),
       clock: systemClock,
       signal: abort.signal,
       onProgress: progress.onProgress,

@@ -7,12 +7,14 @@ import { createLlmDesigner } from '../../core/roles/llm/llmDesigner.js';
 import { createLlmJudge } from '../../core/roles/llm/llmJudge.js';
 import { createLlmUser } from '../../core/roles/llm/llmUser.js';
 import { createLlmUserEvolver } from '../../core/roles/llm/llmUserEvolver.js';
-import type { RoleName, RunConfig } from '../../core/spec/run.js';
+import type { EndpointConfig as Endpoint, RoleName, RunConfig } from '../../core/spec/run.js';
+import type { AgentModelSwitch } from '../../core/spec/trainerHookResult.js';
 import { builtinCastFor } from './builtinCast.js';
 import { createChatModel } from '../../llm/createChatModel.js';
 import { createEndpointPool, type EndpointPool } from '../../llm/endpointPool.js';
 import { resolveApiKey } from '../../llm/apiKey.js';
 import { createRequestCache, type CacheMode } from '../../llm/requestCache.js';
+import { createSwitchableChatModel } from '../../llm/switchableChatModel.js';
 import { UserError } from '../errors.js';
 
 export type { CacheMode };
@@ -21,25 +23,51 @@ export type { CacheMode };
  * The cast of a run from its config: each role built-in or LLM. LLM roles on the same endpoint share one pool, so
  * the endpoint's concurrency limit holds across roles, and one request cache, so a run replays as a whole.
  */
-export function composeRoles(config: RunConfig, options: { cacheMode: CacheMode; cacheDir: string; apiKey?: string; env?: NodeJS.ProcessEnv; families?: readonly string[] }): { roles: Roles; labels: Record<string, string> } {
+export function composeRoles(
+  config: RunConfig,
+  options: { cacheMode: CacheMode; cacheDir: string; apiKey?: string; env?: NodeJS.ProcessEnv; families?: readonly string[] },
+): { roles: Roles; labels: Record<string, string>; switchAgentModel?: (to: AgentModelSwitch) => void } {
   const builtin = builtinCastFor(options.families ?? []);
   const cache = createRequestCache(join(options.cacheDir), options.cacheMode);
   const pools = new Map<string, EndpointPool>();
-  const model = (role: RoleName): ChatModel | undefined => {
-    const r = config.roles[role];
-    if (r.kind !== 'llm') return undefined;
-    const endpoint = config.endpoints.find((e) => e.name === r.endpoint);
-    if (!endpoint) throw new UserError(`role ${role} uses endpoint "${r.endpoint}", which the run config does not define`);
-    const env = options.env ?? process.env;
-    let pool = pools.get(endpoint.name);
+  const env = options.env ?? process.env;
+  const endpointOf = (role: RoleName, name: string): Endpoint => {
+    const endpoint = config.endpoints.find((e) => e.name === name);
+    if (!endpoint) throw new UserError(`role ${role} uses endpoint "${name}", which the run config does not define`);
+    return endpoint;
+  };
+  // One pool per endpoint and set of base URLs: a trainer hook's new address gets its own, with the same key.
+  const poolOf = (endpoint: Endpoint): EndpointPool => {
+    const id = JSON.stringify([endpoint.name, endpoint.baseUrls]);
+    let pool = pools.get(id);
     if (!pool) {
       // The key is looked up on first use: a run replayed entirely from the cache needs none.
       pool = createEndpointPool(endpoint, () => resolveApiKey(endpoint, options.apiKey ?? hostKey(endpoint.name, env), env));
-      pools.set(endpoint.name, pool);
+      pools.set(id, pool);
     }
-    return createChatModel(endpoint, r, { pool, cache, env });
+    return pool;
   };
-  const agentModel = model('agent');
+  const model = (role: RoleName): ChatModel | undefined => {
+    const r = config.roles[role];
+    if (r.kind !== 'llm') return undefined;
+    const endpoint = endpointOf(role, r.endpoint);
+    return createChatModel(endpoint, r, { pool: poolOf(endpoint), cache, env });
+  };
+  const agentRole = config.roles.agent;
+  const firstAgentModel = model('agent');
+  // The agent's model can be replaced between generations by what a trainer hook hands back.
+  const agentModel = firstAgentModel ? createSwitchableChatModel(firstAgentModel) : undefined;
+  let agentTarget = agentRole.kind === 'llm' ? { endpoint: endpointOf('agent', agentRole.endpoint), role: agentRole } : undefined;
+  const switchAgentModel =
+    agentModel && agentTarget
+      ? (to: AgentModelSwitch): void => {
+          const current = agentTarget!;
+          const endpoint = to.baseUrls ? { ...current.endpoint, baseUrls: to.baseUrls } : current.endpoint;
+          const role = to.model ? { ...current.role, model: to.model } : current.role;
+          agentTarget = { endpoint, role };
+          agentModel.switchTo(createChatModel(endpoint, role, { pool: poolOf(endpoint), cache, env }));
+        }
+      : undefined;
   const userModel = model('user');
   const designerModel = model('designer');
   const judgeModel = model('judge');
@@ -54,6 +82,7 @@ export function composeRoles(config: RunConfig, options: { cacheMode: CacheMode;
   return {
     roles,
     labels: { agent: roles.agent.label, user: roles.user.label, designer: roles.designer.label, judge: roles.judge.label },
+    ...(switchAgentModel ? { switchAgentModel } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { agentConfigSchema, type AgentConfig } from '../spec/agent.js';
 import { specApiVersion } from '../spec/common.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { RunConfig } from '../spec/run.js';
+import type { AgentModelSwitch, TrainerHookResult } from '../spec/trainerHookResult.js';
 import type { UserProfile } from '../spec/user.js';
 import { inBand } from '../metrics/band.js';
 import { evidenceNeed } from '../metrics/pairEvidence.js';
@@ -38,6 +39,8 @@ export interface ControllerDeps {
   /** Present when resuming: what the run directory already holds. */
   history?: RunHistory;
   hook?: TrainerHookRunner;
+  /** Puts the agent role on the model a trainer hook handed back, from the next rollout on (absent: not an LLM). */
+  switchAgentModel?: (to: AgentModelSwitch) => void;
   clock: Clock;
   signal?: Cancellation;
   onProgress?: (p: ControllerProgress) => void;
@@ -61,6 +64,9 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
   const { config, recorder, clock } = deps;
   const runId = recorder.manifest.runId;
   const labels = { 'coevolve.run': runId, 'coevolve.owner-pid': String(process.pid) };
+  const recordedHooks = new Map(
+    (deps.history?.events ?? []).filter((e): e is Extract<RunEvent, { type: 'hook.finished' }> => e.type === 'hook.finished').sort((a, b) => a.generation - b.generation).map((e) => [e.generation, e]),
+  );
   const seen = new Set((deps.history?.events ?? []).map(eventKey).filter((k): k is string => k !== undefined));
   const emitOnce = async (body: RunEventBody): Promise<void> => {
     const key = eventKey(body);
@@ -111,6 +117,9 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     archive.ledger.frozen = await drawFrozenSets(archive, deps.seeds, recorder);
   }
 
+  // A resumed run plays on with the model the trainer hook last handed back, exactly as if it had not stopped.
+  for (const e of recordedHooks.values()) if (e.generation < startGeneration) switchAgentModel(e.result);
+
   const allMetrics: GenerationMetrics[] = [];
   for (let g = startGeneration; g < config.generations; g++) {
     if (deps.signal?.aborted) return stop(g);
@@ -125,6 +134,32 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
   }
   await recorder.append({ type: 'run.finished', status: 'completed' });
   return { status: 'completed', generationsDone: config.generations, metrics: allMetrics };
+
+  /** The hook between generations; its result switches the agent's model. A hook already recorded is not run again. */
+  async function trainerHook(g: number, hook: NonNullable<RunConfig['trainerHook']>, runner: TrainerHookRunner): Promise<void> {
+    const recorded = recordedHooks.get(g);
+    if (recorded) return switchAgentModel(recorded.result);
+    deps.onProgress?.({ type: 'phase', generation: g, phase: 'trainer hook' });
+    const outputPath = await recorder.writeArtifact(`hooks/g${gen4(g)}.log`, '');
+    const resultPath = outputPath.replace(/\.log$/, '.result.json');
+    const r = await runner.run({
+      command: hook.command,
+      timeoutSec: hook.timeoutSec,
+      outputPath,
+      resultPath,
+      env: { COEVOLVE_RUN_DIR: recorder.runDir, COEVOLVE_GENERATION: String(g), COEVOLVE_GENERATION_DIR: `${recorder.runDir}/rollouts/g${gen4(g)}`, COEVOLVE_HOOK_RESULT: resultPath },
+    });
+    // Switched before the event is written: a result the run cannot honour stops it, and a resume runs the hook again.
+    switchAgentModel(r.result);
+    await emitOnce({ type: 'hook.finished', generation: g, exitCode: r.exitCode, durationMs: r.durationMs, outputFile: outputPath, ...(r.result ? { result: r.result } : {}) });
+  }
+
+  function switchAgentModel(result: TrainerHookResult | undefined): void {
+    const to = result?.agent;
+    if (!to || (to.model === undefined && to.baseUrls === undefined)) return;
+    if (!deps.switchAgentModel) throw new Error(`the trainer hook asked for agent model ${JSON.stringify(to)}, but the agent role is not an LLM role; give roles.agent kind: llm, or have the hook write no result`);
+    deps.switchAgentModel(to);
+  }
 
   async function playGeneration(g: number): Promise<GenerationMetrics> {
     const t0 = clock.now();
@@ -226,17 +261,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     const test = await testSetMetrics(ctx, agent, update?.promoted ? playedBy.id : null);
     throwIfCancelled(deps.signal);
 
-    if (config.trainerHook && deps.hook && !seen.has(`hook.finished|${g}`)) {
-      deps.onProgress?.({ type: 'phase', generation: g, phase: 'trainer hook' });
-      const outputPath = await recorder.writeArtifact(`hooks/g${gen4(g)}.log`, '');
-      const r = await deps.hook.run({
-        command: config.trainerHook.command,
-        timeoutSec: config.trainerHook.timeoutSec,
-        outputPath,
-        env: { COEVOLVE_RUN_DIR: recorder.runDir, COEVOLVE_GENERATION: String(g), COEVOLVE_GENERATION_DIR: `${recorder.runDir}/rollouts/g${gen4(g)}` },
-      });
-      await emitOnce({ type: 'hook.finished', generation: g, exitCode: r.exitCode, durationMs: r.durationMs, outputFile: outputPath });
-    }
+    if (config.trainerHook && deps.hook) await trainerHook(g, config.trainerHook, deps.hook);
 
     const rejections: Record<string, number> = {};
     for (const o of outcomes) if (!o.accepted && o.reason) rejections[o.reason] = (rejections[o.reason] ?? 0) + 1;

@@ -3,6 +3,7 @@ import type { RolloutRecord, RolloutSummary } from '../rollout/trajectory.js';
 import type { AgentConfig } from '../spec/agent.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
+import type { TrainerHookResult } from '../spec/trainerHookResult.js';
 import type { GenerationMetrics } from '../metrics/generationMetrics.js';
 import type { ArchiveSnapshot } from './archive.js';
 
@@ -16,9 +17,13 @@ export interface RunHistory {
   agent(id: string): AgentConfig;
 }
 
-/** Runs the external trainer between generations (a process; implemented outside the core). */
+/**
+ * Runs the external trainer between generations (a process; implemented outside the core). The hook may write a
+ * result at `resultPath` (the env names it COEVOLVE_HOOK_RESULT); the runner reads it only after a 0 exit and throws
+ * a positioned error when it is not a valid result.
+ */
 export interface TrainerHookRunner {
-  run(input: { command: string[]; env: Record<string, string>; timeoutSec: number; outputPath: string }): Promise<{ exitCode: number; durationMs: number }>;
+  run(input: { command: string[]; env: Record<string, string>; timeoutSec: number; outputPath: string; resultPath: string }): Promise<{ exitCode: number; durationMs: number; result?: TrainerHookResult }>;
 }
 
 export type ControllerProgress =

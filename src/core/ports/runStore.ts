@@ -1,6 +1,7 @@
 import type { AgentConfig } from '../spec/agent.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { RunConfig } from '../spec/run.js';
+import type { TrainerHookResult } from '../spec/trainerHookResult.js';
 import type { UserProfile } from '../spec/user.js';
 import type { RolloutRecord, RolloutSummary } from '../rollout/trajectory.js';
 
@@ -44,7 +45,7 @@ export type RunEventBody =
   | { type: 'child.rejected'; kind: ChildKind; id: string; parent: string; operator: string; reason: string; generation: number }
   | { type: 'spec.retired'; kind: ChildKind; id: string; reason: 'too_easy' | 'too_hard' | 'archive_full'; generation: number }
   | { type: 'agent.updated'; generation: number; fromId: string; toId: string; change: string; promoted: boolean; heldOut?: { incumbent: number; candidate: number } }
-  | { type: 'hook.finished'; generation: number; exitCode: number; durationMs: number; outputFile: string }
+  | { type: 'hook.finished'; generation: number; exitCode: number; durationMs: number; outputFile: string; result?: TrainerHookResult }
   | { type: 'generation.finished'; generation: number }
   | { type: 'run.finished'; status: 'completed' | 'stopped' | 'failed'; message?: string };
 

@@ -41,8 +41,13 @@ export function createLlmAgent(model: ChatModel, options: LlmAgentOptions = {}):
   const configured = options.toolCallFormat ?? (model.settings?.toolCallFormat as ToolCallFormat | undefined) ?? 'auto';
   return {
     kind: 'llm',
-    label: model.label,
-    ...(model.settings ? { settings: model.settings } : {}),
+    // Read through: the model behind the role can change between generations (a trainer hook's checkpoint).
+    get label() {
+      return model.label;
+    },
+    get settings() {
+      return model.settings;
+    },
     begin({ task, config, rng }) {
       const tools = task.tools.length > 0 ? task.tools : agentTools;
       const toolNames = tools.map((t) => t.name);

@@ -31,8 +31,13 @@ export function createLlmAgentEvolver(model: ChatModel, options: { maxRepairs?: 
   const maxFailures = options.maxFailures ?? 4;
   return {
     kind: 'llm',
-    label: model.label,
-    ...(model.settings ? { settings: model.settings } : {}),
+    // Read through: the model behind the role can change between generations (a trainer hook's checkpoint).
+    get label() {
+      return model.label;
+    },
+    get settings() {
+      return model.settings;
+    },
     async propose({ current, failures, generation, rng, signal }) {
       const operator = 'llm:reflect';
       const shown = failures.slice(0, maxFailures);
