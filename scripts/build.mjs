@@ -45,6 +45,9 @@ function copyAssets() {
   const codicons = 'node_modules/@vscode/codicons/dist';
   for (const f of ['codicon.css', 'codicon.ttf']) cpSync(join(codicons, f), join('dist/webview', f));
   cpSync('src/webview/browser/theme.css', 'dist/webview/theme.css');
+  // The command channel's supervisor ships as source; each machine compiles it with its own gcc (channel/binary.ts).
+  mkdirSync('dist/channel', { recursive: true });
+  cpSync('src/sandbox/channel/supervisor.c', 'dist/channel/supervisor.c');
 }
 
 if (watch) {

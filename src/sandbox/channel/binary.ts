@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cacheDir } from '../images/baseImages.js';
+
+/**
+ * Where supervisor.c is: beside this module in the source tree (tests, tsx), under dist/channel/ in the bundle
+ * (scripts/build.mjs copies it there).
+ */
+export function channelSourcePath(): string | undefined {
+  const candidates = [join(__dirname, 'supervisor.c'), join(__dirname, 'channel', 'supervisor.c'), join(__dirname, '..', 'src', 'sandbox', 'channel', 'supervisor.c')];
+  return candidates.find((p) => existsSync(p));
+}
+
+let built: Promise<string> | undefined;
+
+/**
+ * The supervisor binary for this machine, compiled from the shipped source with the machine's own gcc (static, so
+ * it needs nothing of the image it runs in) into the cache, keyed by the source's hash. Never downloaded.
+ * Concurrent callers, and other processes, share one build: the binary appears under its final name atomically.
+ */
+export function channelBinary(): Promise<string> {
+  built ??= build().catch((err: unknown) => {
+    built = undefined;
+    throw err;
+  });
+  return built;
+}
+
+async function build(): Promise<string> {
+  const source = channelSourcePath();
+  if (!source) throw new Error('the command channel\'s source (supervisor.c) is not shipped with this build');
+  const text = readFileSync(source);
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const dir = join(cacheDir(), 'channel', `${process.arch}-${hash}`);
+  const binary = join(dir, 'coevolve-channel');
+  if (existsSync(binary)) return binary;
+  await mkdir(dir, { recursive: true });
+  const tmp = `${binary}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    await compile(source, tmp);
+    await chmod(tmp, 0o755);
+    await rename(tmp, binary);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+  return binary;
+}
+
+function compile(source: string, out: string): Promise<void> {
+  const cc = process.env.CC || 'gcc';
+  return new Promise((resolve, reject) => {
+    const child = spawn(cc, ['-static', '-O2', '-o', out, source], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-4000)));
+    child.on('error', (e) => reject(new Error(`the command channel is built with ${cc}, which could not run (${e.message}); install gcc (build-essential) to get the fast channel`)));
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cc} could not build the command channel (exit ${code}): ${err.trim()}`))));
+  });
+}
