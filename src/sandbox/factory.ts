@@ -22,8 +22,22 @@ export interface SandboxBackendOptions {
 
 export const sandboxBackendNames: readonly SandboxBackendName[] = ['docker', 'bwrap', 'process'];
 
+/**
+ * COEVOLVE_SANDBOX_CHANNEL=off runs every command as its own `docker exec` / bwrap, the path before the command
+ * channel (benchmarks compare against it; a fallback when a channel misbehaves). Anything else: the channel.
+ */
+export function channelWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.COEVOLVE_SANDBOX_CHANNEL !== 'off';
+}
+
 /** Creates a backend by name; "process" must be asked for explicitly and warns every time it is used. */
-export function createSandboxBackend(name: SandboxBackendName, options: SandboxBackendOptions = {}): SandboxBackend {
+export function createSandboxBackend(name: SandboxBackendName, given: SandboxBackendOptions = {}): SandboxBackend {
+  const channel = channelWanted();
+  const options: SandboxBackendOptions = {
+    ...given,
+    docker: { channel, ...(given.warn ? { warn: given.warn } : {}), ...given.docker },
+    bwrap: { channel, ...(given.warn ? { warn: given.warn } : {}), ...given.bwrap },
+  };
   switch (name) {
     case 'process':
       return new ProcessBackend({ warn: options.warn });

@@ -56,6 +56,13 @@ export interface SandboxRequest {
   imageWorkdir?: boolean;
 }
 
+/**
+ * How an agent's shell commands share state. `session`: one shell for the whole rollout, so `cd`, exported
+ * variables and background jobs persist between commands. `stateless`: every command starts in a fresh shell in
+ * the workdir. See README, "Shell mode".
+ */
+export type ShellMode = 'session' | 'stateless';
+
 export interface ExecOptions {
   timeoutMs?: number;
   stdin?: string | Uint8Array;
@@ -67,6 +74,11 @@ export interface ExecOptions {
   /** Same as `as: 'setup'` (kept for callers written before roles). */
   privileged?: boolean;
   signal?: Cancellation;
+  /**
+   * `session`: run a command string in the agent's session shell (agent role only; `cwd` and `env` then apply only
+   * when the session starts). Backends without a command channel run it stateless and say so in `shell`.
+   */
+  shell?: ShellMode;
 }
 
 export interface ExecResult {
@@ -77,6 +89,12 @@ export interface ExecResult {
   /** True when output beyond maxOutputBytes was cut; the head and the tail are kept with a marker between. */
   truncated: boolean;
   durationMs: number;
+  /** What carried the command: the sandbox's command channel, or one exec (process) per command. */
+  via?: 'channel' | 'exec';
+  /** The shell mode that ran the command (a session was asked for but the backend ran it stateless: 'stateless'). */
+  shell?: ShellMode;
+  /** Session commands: the session's shell was lost (timed out, exited, replaced by exec); `note` says what was lost. */
+  sessionRestarted?: { note: string };
 }
 
 /** How the verifier sees the agent's work: see ARCHITECTURE.md, "The verifier's trust rule". */

@@ -138,6 +138,11 @@ export function decodeExit(payload: Buffer): ExitInfo {
   };
 }
 
+/** Bytes as text for an error message: printable ASCII kept, the rest as dots. */
+function printable(bytes: Buffer): string {
+  return bytes.toString('latin1').replace(/[^\x20-\x7e]/g, '.');
+}
+
 /** Splits a byte stream into frames; throws on a frame no supervisor would send. */
 export class FrameDecoder {
   private pending: Buffer[] = [];
@@ -152,7 +157,7 @@ export class FrameDecoder {
     while (data.length >= headerBytes) {
       const len = data.readUInt32LE(8);
       // Output frames carry at most a 64 KiB read or a kept tail; the ring is at most 4 MiB.
-      if (len > maxFrameBytes) throw new Error(`the supervisor sent a frame of ${len} bytes`);
+      if (len > maxFrameBytes) throw new Error(`the supervisor sent a frame of ${len} bytes (not a frame: "${printable(data.subarray(0, 200))}")`);
       if (data.length < headerBytes + len) break;
       frames.push({ type: data.readUInt8(0), id: data.readUInt32LE(4), payload: data.subarray(headerBytes, headerBytes + len) });
       data = data.subarray(headerBytes + len);

@@ -11,6 +11,10 @@ import { managedLabel, ownerIsAlive, ownerLabels, sandboxLabel } from './labels.
 import { agentUid } from './tarFiles.js';
 import { readImageWorkdir, type ImageWorkdirFiles } from './imageWorkdir.js';
 import { seedWorkspaceInside } from '../verification/inSandboxFiles.js';
+import { channelBinary } from '../channel/binary.js';
+import { channelDir, channelPath, injectChannel, startDockerChannel } from './dockerChannel.js';
+import type { DockerChannels } from './dockerChannel.js';
+import type { ChannelClient } from '../channel/client.js';
 
 export interface DockerBackendOptions {
   /** Docker endpoint (unix://, tcp://, ssh://); default DOCKER_HOST or the local socket. */
@@ -26,6 +30,13 @@ export interface DockerBackendOptions {
    * [{Name:'nofile',Soft:1024,Hard:1024},{Name:'nproc',Soft:1000,Hard:1000}].
    */
   ulimits?: { Name: string; Soft: number; Hard: number }[];
+  /**
+   * Run commands through the command channel (default): one supervisor per sandbox and role, started once. false:
+   * one `docker exec` per command, the path before the channel (kept as the fallback and as benchmarks' baseline).
+   */
+  channel?: boolean;
+  /** Where "the command channel is not available" is said, once per backend. Default: stderr. */
+  warn?: (message: string) => void;
 }
 
 /** The container shape that does not depend on a rollout's files or setup; warm pools key on it. */
@@ -43,10 +54,16 @@ export class DockerBackend implements SandboxBackend {
   private readonly live = new Set<DockerSandbox>();
   /** The image's own files at a workdir, per image and workdir (image content does not change under a tag's id). */
   private readonly imageFiles = new Map<string, Promise<ImageWorkdirFiles>>();
+  private warned = false;
+  private noBinary = false;
+  /** False once a bind mount of the supervisor was refused (a daemon whose files are not this machine's). */
+  private bindWorks: boolean;
 
   constructor(private readonly options: DockerBackendOptions = {}) {
     this.docker = options.docker ?? dockerFromUrl(options.url, options.tlsDir);
     this.host = describeDockerHost(options.url);
+    // The supervisor can be bind-mounted only from a daemon on this machine; others get it copied in.
+    this.bindWorks = this.host.startsWith('unix:');
   }
 
   /** Sandboxes started by this backend and not yet stopped. */
@@ -78,9 +95,9 @@ export class DockerBackend implements SandboxBackend {
         Labels: allLabels,
         DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: `size=${limits.diskMb}m,uid=${agentUid},gid=${agentUid},mode=0755` },
       });
-      let container: Docker.Container;
-      try {
-        container = await this.docker.createContainer({
+      const binary = shape.agentUser === 'root' ? undefined : await this.channelBinaryOrWarn();
+      const create = (bind: boolean): Promise<Docker.Container> =>
+        this.docker.createContainer({
           name: id,
           Image: shape.image,
           Entrypoint: ['sleep'],
@@ -106,13 +123,16 @@ export class DockerBackend implements SandboxBackend {
               // Harbor's agent-side folders: the agent's to write, collected into the rollout record after it ends.
               [verifierPaths.agentLogs]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755,uid=${agentUid},gid=${agentUid}`,
               [verifierPaths.artifacts]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755,uid=${agentUid},gid=${agentUid}`,
+              // The command channel's supervisor: root-only, so the agent cannot even list it.
+              [channelDir]: 'rw,exec,nosuid,nodev,size=4m,mode=0700',
             },
             // putArchive works into a volume under a read-only root; into a tmpfs it silently writes underneath.
-            Mounts: [{ Type: 'volume', Source: id, Target: shape.workdir }],
+            Mounts: [{ Type: 'volume', Source: id, Target: shape.workdir }, ...(binary && bind ? [{ Type: 'bind' as const, Source: binary, Target: channelPath, ReadOnly: true }] : [])],
             CapDrop: ['ALL'],
             // Root (setup, verifier) must write and chown agent files and kill timed-out commands; the agent runs as
-            // 65534 with no-new-privileges, so these never reach it.
-            CapAdd: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL'],
+            // 65534 with no-new-privileges, so these never reach it. SETUID/SETGID: the agent channel's supervisor
+            // (root) switches each agent command to 65534 itself.
+            CapAdd: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETUID', 'SETGID'],
             SecurityOpt: ['no-new-privileges'],
             Memory: limits.memoryMb * 1024 * 1024,
             MemorySwap: limits.memoryMb * 1024 * 1024,
@@ -121,6 +141,16 @@ export class DockerBackend implements SandboxBackend {
             ...(this.options.ulimits ? { Ulimits: this.options.ulimits } : {}),
           },
         });
+      let container: Docker.Container;
+      try {
+        try {
+          container = await create(binary !== undefined && this.bindWorks);
+        } catch (err) {
+          // A daemon that does not see this machine's files refuses the bind; copy the supervisor in instead.
+          if (!(binary !== undefined && this.bindWorks && isBindRefusal(err))) throw err;
+          this.bindWorks = false;
+          container = await create(false);
+        }
       } catch (err) {
         await this.docker.getVolume(id).remove().catch(() => undefined);
         throw err;
@@ -134,10 +164,62 @@ export class DockerBackend implements SandboxBackend {
         await sandbox.stop();
         throw err;
       }
+      // A root agent (Harbor's model) could signal root supervisors, and its processes are ended by what started
+      // after the container came up: its commands keep one docker exec each, the path that model was built on.
+      if (binary && shape.agentUser !== 'root') await this.attachChannels(sandbox, binary);
       return sandbox;
     } catch (err) {
       throw this.explain(err, shape.image);
     }
+  }
+
+  /** The supervisor binary, or undefined (and said once) when the channel is off or cannot be built here. */
+  private async channelBinaryOrWarn(): Promise<string | undefined> {
+    if (this.options.channel === false || this.noBinary) return undefined;
+    try {
+      return await channelBinary();
+    } catch (err) {
+      // Not tried again by this backend: a compiler that failed once fails the same way for every sandbox.
+      this.noBinary = true;
+      this.warnOnce(`the command channel is not available (${(err as Error).message}); every command runs as its own docker exec, which is much slower`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Starts the sandbox's two channels (agent and root) side by side. When they cannot start (an image without
+   * /bin/sh for the copy, a foreign architecture), the sandbox runs each command as its own exec, as before.
+   */
+  private async attachChannels(sandbox: DockerSandbox, binary: string): Promise<void> {
+    const name = `sandbox ${sandbox.id}`;
+    const hooks = { onDead: (reason: string) => sandbox.channelDied(reason), onStuck: () => sandbox.removeAsLastResort() };
+    let channels: DockerChannels | undefined;
+    try {
+      if (!this.bindWorks) await injectChannel(sandbox.container, binary);
+      // Once more after a failure: under heavy load an exec can fail to start once without the image being at fault.
+      const start = (role: 'agent' | 'root'): Promise<ChannelClient> =>
+        startDockerChannel(this.docker, sandbox.container, role, name, hooks).catch((err: unknown) => {
+          if (isConnectionError(err)) throw err;
+          return startDockerChannel(this.docker, sandbox.container, role, name, hooks);
+        });
+      const [agent, root] = await Promise.allSettled([start('agent'), start('root')]);
+      if (agent.status === 'rejected' || root.status === 'rejected') {
+        for (const r of [agent, root]) if (r.status === 'fulfilled') r.value.close();
+        throw (agent.status === 'rejected' ? agent.reason : (root as PromiseRejectedResult).reason) as Error;
+      }
+      channels = { agent: agent.value, root: root.value };
+    } catch (err) {
+      if (isConnectionError(err)) throw err;
+      this.warnOnce(`the command channel could not start in image "${sandbox.shape.image}" (${(err as Error).message}); its commands run as one docker exec each, which is much slower`);
+      return;
+    }
+    sandbox.useChannels(channels);
+  }
+
+  private warnOnce(message: string): void {
+    if (this.warned) return;
+    this.warned = true;
+    (this.options.warn ?? ((m: string) => process.stderr.write(`coevolve: ${m}\n`)))(message);
   }
 
   /** Writes the rollout's files and runs its setup; afterwards the whole workspace belongs to the agent user. */
@@ -199,6 +281,12 @@ export class DockerBackend implements SandboxBackend {
     if (isConnectionError(err)) return new SandboxHostLostError(this.host, err);
     return err;
   }
+}
+
+/** The daemon could not bind-mount a path of this machine (it runs elsewhere, e.g. in a VM). */
+function isBindRefusal(err: unknown): boolean {
+  const e = err as { statusCode?: number; message?: string };
+  return (e?.statusCode === 400 || e?.statusCode === 500) && /bind|mount|no such file|not exist/i.test(e.message ?? '');
 }
 
 function ignoreNotFound(err: unknown): void {

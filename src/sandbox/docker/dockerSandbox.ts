@@ -14,6 +14,19 @@ import type { SandboxShape } from './dockerBackend.js';
 import { collectLogsInside, exportWorkspaceInside, getFileInside, importWorkspaceInside, putFilesInside, resetVerifierDirsInside, sweepWorkspaceInside } from '../verification/inSandboxFiles.js';
 import type { ByteExec, ExecResultWithBytes } from '../verification/inSandboxFiles.js';
 import { agentUid } from './tarFiles.js';
+import type { ChannelClient } from '../channel/client.js';
+import { endAgentOnChannel, execOnChannel, sandboxCwd } from '../channel/channelExec.js';
+import type { SandboxChannels } from '../channel/channelExec.js';
+
+/** How long a dead channel's daemon may take to answer a ping before the host counts as lost. */
+const pingTimeoutMs = 5000;
+
+class PingTimeout extends Error {}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new PingTimeout(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
 
 /** How long after the deadline the host kills a command itself, when the in-container `timeout` did not. */
 const hostKillGraceMs = 1000;
@@ -97,6 +110,10 @@ export class DockerSandbox implements Sandbox, ByteExec {
   private lost: Error | undefined;
   /** Processes that existed before any setup or agent command (root agents only; see recordSystemProcesses). */
   private systemPids: string[] = [];
+  /** Settles once a dead channel has been told apart from a lost host. */
+  private lostCheck: Promise<void> | undefined;
+  /** The sandbox's command channels once started; without them each command is one docker exec. */
+  private channels: SandboxChannels | undefined;
 
   constructor(
     readonly id: string,
@@ -117,9 +134,56 @@ export class DockerSandbox implements Sandbox, ByteExec {
     return result;
   }
 
+  /** Whether commands go through the command channel (tests assert it, with each result's `via`). */
+  get hasChannel(): boolean {
+    return this.channels !== undefined;
+  }
+
+  /** The backend hands over the started channels; from then on every command uses them. */
+  useChannels(channels: SandboxChannels): void {
+    this.channels = channels;
+  }
+
+  /**
+   * A supervisor ended while the sandbox was meant to be up: nothing can run here any more. If the daemon still
+   * answers, the container itself (its contents) is to blame, which makes it the agent's failure, not the host's.
+   */
+  channelDied(reason: string): void {
+    if (this.stopped || this.lost) return;
+    this.lost = new SandboxFaultError(`the sandbox's command channel ended (${reason}); the sandbox cannot run commands any more`);
+    // A channel also ends when its daemon dies: then the host is to blame, and the rollout can be retried elsewhere.
+    this.lostCheck = withTimeout(this.docker.ping(), pingTimeoutMs).then(
+      () => undefined,
+      (err: unknown) => {
+        if (isConnectionError(err) || err instanceof PingTimeout) this.lost = new SandboxHostLostError(this.host, err);
+      },
+    );
+  }
+
+  /** Why the sandbox cannot run commands, once a dead channel's cause is known. */
+  private async lostReason(): Promise<Error | undefined> {
+    await this.lostCheck;
+    return this.lost;
+  }
+
+  /** Today's last resort, kept: a command that could not be stopped ends with its container. */
+  removeAsLastResort(): void {
+    if (this.stopped) return;
+    this.lost = new SandboxFaultError(`sandbox ${this.id} was removed because a command could not be stopped any other way`);
+    this.stop().catch(() => undefined);
+  }
+
   async execBytes(command: Command, options: ExecOptions = {}): Promise<ExecResultWithBytes> {
+    await this.lostCheck;
     this.ensureUsable();
     throwIfCancelled(options.signal);
+    if (this.channels) return this.viaChannel(command, options);
+    return this.execPerCommand(command, options);
+  }
+
+  /** One `docker exec` for this command, the path before the channel: the fallback, and benchmarks' baseline. */
+  async execPerCommand(command: Command, options: ExecOptions = {}): Promise<ExecResultWithBytes> {
+    this.ensureUsable();
     const started = performance.now();
     const { limits } = this.shape;
     const timeoutMs = options.timeoutMs ?? limits.commandTimeoutSec * 1000;
@@ -139,7 +203,7 @@ export class DockerSandbox implements Sandbox, ByteExec {
         AttachStdin: hasStdin,
         Tty: false,
         User: user,
-        WorkingDir: options.cwd === undefined ? this.shape.workdir : options.cwd.startsWith('/') ? options.cwd : `${this.shape.workdir.replace(/\/$/, '')}/${options.cwd}`,
+        WorkingDir: sandboxCwd(this.shape.workdir, options.cwd),
         Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
       });
       stream = (await exec.start({ hijack: hasStdin, stdin: hasStdin, Tty: false })) as Duplex;
@@ -218,7 +282,14 @@ export class DockerSandbox implements Sandbox, ByteExec {
       timedOut,
       truncated: stdout.truncated || stderr.truncated || flooded,
       durationMs,
+      via: 'exec',
+      shell: 'stateless',
     };
+  }
+
+  private viaChannel(command: Command, options: ExecOptions): Promise<ExecResultWithBytes> {
+    const { workdir, limits } = this.shape;
+    return execOnChannel(this.channels!, command, options, { workdir, timeoutMs: limits.commandTimeoutSec * 1000, maxOutputBytes: limits.maxOutputBytes }, () => this.lostReason());
   }
 
   async putFiles(files: SandboxFile[], options: { signal?: Cancellation; under?: 'workspace' | 'tests' } = {}): Promise<void> {
@@ -239,7 +310,13 @@ export class DockerSandbox implements Sandbox, ByteExec {
    * process would be among those killed.
    */
   async endAgentProcesses(): Promise<void> {
+    await this.lostCheck;
     this.ensureUsable();
+    if (this.channels) {
+      // The agent channel ends its commands, its session and any process of the agent's uid, until none is left.
+      if (!(await endAgentOnChannel(this.channels, () => this.lostReason()))) throw new SandboxFaultError('the agent\'s processes could not all be ended (they kept forking)');
+      return;
+    }
     try {
       if (this.shape.agentUser === 'root') {
         // No timeout wrapper: it would be among the processes killed.
@@ -305,6 +382,7 @@ export class DockerSandbox implements Sandbox, ByteExec {
     if (this.stopped) return;
     this.stopped = true;
     this.onStop();
+    for (const c of [this.channels?.agent, this.channels?.root] as (ChannelClient | undefined)[]) c?.close();
     await this.container.remove({ force: true, v: true }).catch(ignoreGone);
     await this.docker.getVolume(this.id).remove().catch(ignoreGone);
   }
