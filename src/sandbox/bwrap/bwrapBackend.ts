@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { throwIfCancelled } from '../../core/ports/cancellation.js';
 import type { Command, ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxRequest, TransferReport, WorkspaceArchive } from '../../core/ports/sandbox.js';
-import { verifierPaths } from '../../core/ports/sandbox.js';
+import { SandboxFaultError, verifierPaths } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
 import { rootfsDir, rootfsMarker, variantOfImage } from '../images/baseImages.js';
 import { commandArgv, roleOf } from '../commandArgv.js';
@@ -16,6 +16,10 @@ import type { ByteExec, ExecResultWithBytes } from '../verification/inSandboxFil
 import { canMountTmpfs, mountTmpfs, unmountUnder } from './tmpfsMounts.js';
 import { runSetup } from '../setup.js';
 import { CgroupLimits } from './cgroupLimits.js';
+import { channelBinary } from '../channel/binary.js';
+import { endAgentOnChannel, execOnChannel } from '../channel/channelExec.js';
+import { channelBwrapArgs, startBwrapChannels } from './bwrapChannel.js';
+import type { BwrapChannelProcess } from './bwrapChannel.js';
 
 export interface BwrapBackendOptions {
   /** Root folder for every sandbox; default: the exported base image matching the spec's image, else the host /usr. */
@@ -24,6 +28,13 @@ export interface BwrapBackendOptions {
   bwrap?: string;
   /** Use cgroup v1 memory/pids/cpu limits (default: when running as root and available). */
   cgroups?: boolean;
+  /**
+   * Run commands through the command channel (default): one namespace set per sandbox with a supervisor in it.
+   * false: one bwrap per command, the path before the channel (the fallback, and benchmarks' baseline).
+   */
+  channel?: boolean;
+  /** Where "the command channel is not available" is said, once per backend. Default: stderr. */
+  warn?: (message: string) => void;
 }
 
 /** The sandbox's host folders and their modes: workspace, /tmp, and the verifier's /tests and /logs/verifier. */
@@ -43,7 +54,8 @@ async function ensureMountPoints(rootfs: string, workdir: string): Promise<void>
   if (!existsSync(join(rootfs, workdir))) {
     throw new Error(`the rootfs ${rootfs} has no ${workdir}; bwrap needs the workdir to exist in a read-only root. Create it, or rebuild with \`coevolve sandbox build-image\``);
   }
-  for (const p of [verifierPaths.tests, verifierPaths.logs]) {
+  // /run: where the command channel's supervisor is bound (busybox roots built before it lack the folder).
+  for (const p of [verifierPaths.tests, verifierPaths.logs, '/run']) {
     if (existsSync(join(rootfs, p))) continue;
     try {
       await mkdir(join(rootfs, p), { recursive: true, mode: 0o755 });
@@ -64,6 +76,7 @@ type RootView = { kind: 'rootfs'; dir: string } | { kind: 'host-usr' };
 export class BwrapBackend implements SandboxBackend {
   readonly name = 'bwrap' as const;
   private readonly live = new Set<BwrapSandbox>();
+  private warned = false;
 
   constructor(private readonly options: BwrapBackendOptions = {}) {}
 
@@ -94,6 +107,7 @@ export class BwrapBackend implements SandboxBackend {
       const cgroup = useCgroups ? await CgroupLimits.create(id, request.limits) : undefined;
       sandbox = new BwrapSandbox(id, dir, view, request, this.options.bwrap ?? 'bwrap', cgroup, () => this.live.delete(sandbox as BwrapSandbox));
       this.live.add(sandbox);
+      await this.attachChannel(sandbox);
       await sandbox.putFiles(request.files, options);
       await runSetup(sandbox, request, options.signal);
       return sandbox;
@@ -107,12 +121,26 @@ export class BwrapBackend implements SandboxBackend {
   async dispose(): Promise<void> {
     await Promise.all([...this.live].map((s) => s.stop()));
   }
+
+  /** Starts the sandbox's channel; when it cannot (no gcc, a root without what bwrap needs), says so once and runs each command as its own bwrap. */
+  private async attachChannel(sandbox: BwrapSandbox): Promise<void> {
+    if (this.options.channel === false || this.warned) return;
+    try {
+      await sandbox.startChannel(await channelBinary());
+    } catch (err) {
+      // Said once, and not tried again by this backend: what failed here fails the same way for every sandbox.
+      this.warned = true;
+      (this.options.warn ?? ((m: string) => process.stderr.write(`coevolve: ${m}\n`)))(`the command channel is not available (${(err as Error).message}); every command runs as its own bwrap, which is slower`);
+    }
+  }
 }
 
 export class BwrapSandbox implements Sandbox, ByteExec {
   readonly backend = 'bwrap' as const;
   readonly host = 'local';
   private stopped = false;
+  private lost: Error | undefined;
+  private channel: BwrapChannelProcess | undefined;
 
   constructor(
     readonly id: string,
@@ -129,23 +157,46 @@ export class BwrapSandbox implements Sandbox, ByteExec {
   }
 
 
-  /** The full command line that runs `command` in this sandbox; `exec` runs it, `coevolve sandbox shell` attaches a TTY. */
-  argvFor(command: Command, options: Pick<ExecOptions, 'cwd' | 'env' | 'privileged' | 'as'> & { interactive?: boolean } = {}): string[] {
-    const { limits, workdir } = this.request;
-    const uid = roleOf(options) === 'agent' ? 65534 : 0;
-    const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: workdir, LANG: 'C.UTF-8', ...this.request.env, ...options.env, ...(options.interactive ? { TERM: process.env.TERM ?? 'xterm' } : {}) };
-    const rootArgs = this.view.kind === 'rootfs'
+  /** The root of the sandbox's view: the exported image folder read-only, or the host's /usr read-only. */
+  private rootArgs(): string[] {
+    return this.view.kind === 'rootfs'
       ? ['--ro-bind', this.view.dir, '/']
       : ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin', '--symlink', 'usr/lib', '/lib',
         '--symlink', 'usr/lib64', '/lib64', ...(existsSync('/etc/alternatives') ? ['--ro-bind', '/etc/alternatives', '/etc/alternatives'] : []),
         ...(existsSync('/etc/ld.so.cache') ? ['--ro-bind', '/etc/ld.so.cache', '/etc/ld.so.cache'] : [])];
-    const bwrapArgs = [
-      ...rootArgs,
-      '--proc', '/proc', '--dev', '/dev',
+  }
+
+  /** The sandbox's own folders; the verifier's only when asked (agent and setup commands never see them, I1). */
+  private binds(withVerifier: boolean): string[] {
+    return [
       '--bind', join(this.dir, 'tmp'), '/tmp',
-      '--bind', this.workspace, workdir,
-      // Only verifier commands see the verifier's folders (the trust rule's I1): agent and setup commands never do.
-      ...(roleOf(options) === 'verifier' ? ['--bind', join(this.dir, 'tests'), verifierPaths.tests, '--bind', join(this.dir, 'logs'), verifierPaths.logs] : []),
+      '--bind', this.workspace, this.request.workdir,
+      ...(withVerifier ? ['--bind', join(this.dir, 'tests'), verifierPaths.tests, '--bind', join(this.dir, 'logs'), verifierPaths.logs] : []),
+    ];
+  }
+
+  private baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+    return { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: this.request.workdir, LANG: 'C.UTF-8', ...this.request.env, ...extra };
+  }
+
+  /** rlimits (and, as root, the sandbox's cgroups) around a bwrap invocation. */
+  private limited(bwrapArgs: string[]): string[] {
+    const { limits } = this.request;
+    // With cgroups the kernel enforces memory exactly; rlimits on address space are the fallback without root.
+    const rlimits = [`--fsize=${limits.diskMb * 1024 * 1024}`, `--nproc=${limits.pids}`, ...(this.cgroup ? [] : [`--as=${limits.memoryMb * 1024 * 1024}`])];
+    const inner = ['prlimit', ...rlimits, '--', this.bwrap, ...bwrapArgs];
+    return this.cgroup ? ['/bin/sh', '-c', `${this.cgroup.joinScript()} && exec "$@"`, 'sh', ...inner] : inner;
+  }
+
+  /** The full command line that runs `command` in this sandbox on its own (the fallback path, and `coevolve sandbox shell`'s TTY). */
+  argvFor(command: Command, options: Pick<ExecOptions, 'cwd' | 'env' | 'privileged' | 'as'> & { interactive?: boolean } = {}): string[] {
+    const { workdir } = this.request;
+    const uid = roleOf(options) === 'agent' ? 65534 : 0;
+    const env = this.baseEnv({ ...options.env, ...(options.interactive ? { TERM: process.env.TERM ?? 'xterm' } : {}) });
+    const bwrapArgs = [
+      ...this.rootArgs(),
+      '--proc', '/proc', '--dev', '/dev',
+      ...this.binds(roleOf(options) === 'verifier'),
       '--chdir', options.cwd ?? workdir,
       '--unshare-all', '--unshare-user', '--uid', String(uid), '--gid', String(uid),
       // --new-session stops a command from pushing input into the caller's terminal; a shell needs the terminal.
@@ -153,10 +204,34 @@ export class BwrapSandbox implements Sandbox, ByteExec {
       '--clearenv', ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
       '--', ...(options.interactive ? ['/bin/sh', '-i'] : commandArgv(command)),
     ];
-    // With cgroups the kernel enforces memory exactly; rlimits on address space are the fallback without root.
-    const rlimits = [`--fsize=${limits.diskMb * 1024 * 1024}`, `--nproc=${limits.pids}`, ...(this.cgroup ? [] : [`--as=${limits.memoryMb * 1024 * 1024}`])];
-    const inner = ['prlimit', ...rlimits, '--', this.bwrap, ...bwrapArgs];
-    return this.cgroup ? ['/bin/sh', '-c', `${this.cgroup.joinScript()} && exec "$@"`, 'sh', ...inner] : inner;
+    return this.limited(bwrapArgs);
+  }
+
+  /** Whether commands go through the command channel (tests assert it, with each result's `via`). */
+  get hasChannel(): boolean {
+    return this.channel !== undefined;
+  }
+
+  /** The host pid of the namespace set's outermost process (prlimit/bwrap), while the channel runs. */
+  get channelPid(): number | undefined {
+    return this.channel?.child.pid;
+  }
+
+  /**
+   * Starts the sandbox's namespace set with the supervisor in it; from then on every command uses its channels.
+   * A supervisor that ends while the sandbox is up makes the sandbox unusable, as a fault of its contents.
+   */
+  async startChannel(binary: string): Promise<void> {
+    const argv = this.limited(channelBwrapArgs({ rootArgs: this.rootArgs(), binds: this.binds(true), workdir: this.request.workdir, env: this.baseEnv() }, binary));
+    this.channel = await startBwrapChannels(argv, this.dir, `sandbox ${this.id}`, {
+      onDead: (reason) => {
+        if (!this.stopped) this.lost ??= new SandboxFaultError(`the sandbox's command channel ended (${reason}); the sandbox cannot run commands any more`);
+      },
+      onStuck: () => {
+        this.lost ??= new SandboxFaultError(`sandbox ${this.id} was removed because a command could not be stopped any other way`);
+        this.stop().catch(() => undefined);
+      },
+    });
   }
 
   async exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
@@ -165,6 +240,16 @@ export class BwrapSandbox implements Sandbox, ByteExec {
   }
 
   execBytes(command: Command, options: ExecOptions = {}): Promise<ExecResultWithBytes> {
+    if (this.lost) return Promise.reject(this.lost);
+    if (this.stopped) return Promise.reject(new Error(`sandbox ${this.id} is stopped`));
+    const { limits } = this.request;
+    const defaults = { workdir: this.request.workdir, timeoutMs: limits.commandTimeoutSec * 1000, maxOutputBytes: limits.maxOutputBytes };
+    if (this.channel) return execOnChannel(this.channel.channels, command, options, defaults, () => this.lost);
+    return this.execPerCommand(command, options);
+  }
+
+  /** One bwrap for this command, the path before the channel: the fallback, and benchmarks' baseline. */
+  execPerCommand(command: Command, options: ExecOptions = {}): Promise<ExecResultWithBytes> {
     if (this.stopped) return Promise.reject(new Error(`sandbox ${this.id} is stopped`));
     const { limits } = this.request;
     const argv = this.argvFor(command, options);
@@ -176,7 +261,7 @@ export class BwrapSandbox implements Sandbox, ByteExec {
       timeoutMs: options.timeoutMs ?? limits.commandTimeoutSec * 1000,
       maxOutputBytes: options.maxOutputBytes ?? limits.maxOutputBytes,
       signal: options.signal,
-    });
+    }).then((r) => ({ ...r, via: 'exec' as const, shell: 'stateless' as const }));
   }
 
   async putFiles(files: SandboxFile[], options: { signal?: Cancellation; under?: 'workspace' | 'tests' } = {}): Promise<void> {
@@ -194,6 +279,12 @@ export class BwrapSandbox implements Sandbox, ByteExec {
    * process outlives its command; with cgroups, whatever is still in the sandbox's groups is killed as well.
    */
   async endAgentProcesses(): Promise<void> {
+    if (this.lost) throw this.lost;
+    if (this.channel) {
+      // The supervisor is in the cgroups too: end the agent's commands and session through it instead.
+      if (!(await endAgentOnChannel(this.channel.channels, () => this.lost))) throw new SandboxFaultError('the agent\'s processes could not all be ended');
+      return;
+    }
     await this.cgroup?.killAll();
   }
 
@@ -217,6 +308,7 @@ export class BwrapSandbox implements Sandbox, ByteExec {
     if (this.stopped) return;
     this.stopped = true;
     this.onStop();
+    await this.channel?.stop();
     await this.cgroup?.remove();
     await removeSandboxDir(this.dir);
   }

@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { verifierPaths } from '../../core/ports/sandbox.js';
+import { ChannelClient } from '../channel/client.js';
+import type { SandboxChannels } from '../channel/channelExec.js';
+
+/** Where the supervisor is bound (read-only) inside the sandbox's namespaces. */
+export const bwrapChannelPath = '/run/coevolve/channel';
+
+const helloTimeoutMs = 30_000;
+
+export interface BwrapChannelProcess {
+  channels: SandboxChannels;
+  child: ChildProcess;
+  /** Closes both channels and ends the namespace set; resolves when bwrap has exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The bwrap arguments of the sandbox's one long-lived namespace set, around the supervisor instead of a command:
+ * the same root, binds, unshares and environment as a per-command bwrap, plus the verifier's folders (which the
+ * supervisor covers with empty read-only folders for every command that is not the verifier's) and the supervisor
+ * binary. The supervisor keeps CAP_SYS_ADMIN and CAP_SETFCAP in the sandbox's own user namespace only, to give each
+ * command a new pid and mount namespace and a user namespace of its own (mapping the sandbox's uid 0, which the
+ * kernel allows only with CAP_SETFCAP) with no capability left.
+ */
+export function channelBwrapArgs(base: { rootArgs: string[]; binds: string[]; workdir: string; env: Record<string, string> }, binary: string): string[] {
+  return [
+    ...base.rootArgs,
+    '--proc', '/proc', '--dev', '/dev',
+    ...base.binds,
+    '--tmpfs', '/run', '--ro-bind', binary, bwrapChannelPath,
+    '--chdir', base.workdir,
+    // uid 0 of the sandbox's user namespace, so bwrap makes no second one: a mount namespace copied across a user
+    // namespace locks bwrap's covers of /proc/sys and the like, and the kernel then refuses each command its own /proc.
+    '--unshare-all', '--unshare-user', '--uid', '0', '--gid', '0',
+    '--cap-drop', 'ALL', '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETFCAP', '--die-with-parent', '--new-session', '--hostname', 'sandbox',
+    '--clearenv', ...Object.entries(base.env).flatMap(([k, v]) => ['--setenv', k, v]),
+    '--', bwrapChannelPath, '--mode', 'bwrap', '--role', 'agent', '--root-in', '3', '--root-out', '4', '--outer-uid', '0',
+    '--cover', verifierPaths.tests, '--cover', verifierPaths.logs,
+  ];
+}
+
+/**
+ * Starts the namespace set with its supervisor (`argv`: prlimit, cgroup join and bwrap around it) and connects both
+ * channels: the agent's over stdin/stdout, root's over fds 3 and 4 (the supervisor forks a second process for it).
+ */
+export async function startBwrapChannels(argv: string[], cwd: string, name: string, hooks: { onDead?: (reason: string) => void; onStuck?: () => void } = {}): Promise<BwrapChannelProcess> {
+  const [file, ...args] = argv as [string, ...string[]];
+  const child = spawn(file, args, { cwd, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
+  let diagnostics = '';
+  child.stderr!.on('data', (c: Buffer) => (diagnostics = (diagnostics + c.toString()).slice(-2000)));
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  child.once('error', (err) => (diagnostics += `\n${err.message}`));
+  const toRoot = child.stdio[3] as Writable;
+  const fromRoot = child.stdio[4] as Readable;
+  for (const s of [child.stdin!, toRoot]) s.on('error', () => undefined);
+  const agent = new ChannelClient(child.stdout!, child.stdin!, { name: `${name} (agent channel)`, ...hooks });
+  const root = new ChannelClient(fromRoot, toRoot, { name: `${name} (root channel)`, ...hooks });
+  const stop = async (): Promise<void> => {
+    agent.close();
+    root.close();
+    child.kill('SIGKILL');
+    await exited;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      Promise.all([agent.hello, root.hello]),
+      exited.then(() => Promise.reject(new Error('it exited'))),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${helloTimeoutMs} ms`)), helloTimeoutMs))),
+    ]);
+  } catch (err) {
+    await stop();
+    throw new Error(`the command channel could not start in the bwrap sandbox (${(err as Error).message}): ${diagnostics.trim().slice(0, 500)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  return { channels: { agent, root }, child, stop };
+}
