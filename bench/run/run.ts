@@ -5,7 +5,9 @@
 // 3. rollouts/s at concurrency 1 vs 8 on the docker backend;
 // 4. the cost of the verifier's isolation per rollout (issue 11): the default fresh verification (agent processes
 //    ended, workspace through the sanitising transfer into a new sandbox) against verifying in the agent's own
-//    sandbox (in place, today's path before the trust rule), interleaved sample by sample, on docker and bwrap.
+//    sandbox (in place, today's path before the trust rule), interleaved sample by sample, on docker and bwrap;
+// 5. the demo's wall time on bwrap and docker through the command channel and with one exec per command
+//    (COEVOLVE_SANDBOX_CHANNEL=off, the path before it), in the same run (--skip-demo leaves it out).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { createRng } from '../../src/core/ports/rng.js';
@@ -158,6 +160,41 @@ function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? 0;
 }
+/**
+ * Wall time of the offline demo (`coevolve run environments/demo.run.yaml`, 5 generations) on one backend, through
+ * the command channel or, with COEVOLVE_SANDBOX_CHANNEL=off, one exec / bwrap per command (the path before it).
+ */
+function demoWall(backend: 'docker' | 'bwrap', channel: boolean): number {
+  const dir = mkdtempSync(join(tmpdir(), 'coevolve-bench-demo-'));
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [resolve('dist/cli.js'), 'run', 'environments/demo.run.yaml', '--backend', backend, '--out', dir], {
+    encoding: 'utf8',
+    env: { ...process.env, COEVOLVE_SANDBOX_CHANNEL: channel ? 'on' : 'off' },
+  });
+  const ms = performance.now() - t;
+  rmSync(dir, { recursive: true, force: true });
+  if (r.status !== 0) throw new Error(`the demo on ${backend} failed: ${r.stderr.slice(-2000)}`);
+  if (channel && /command channel is not available|could not start/.test(r.stderr)) throw new Error(`the demo on ${backend} fell back to exec: ${r.stderr.slice(-500)}`);
+  return ms;
+}
+
+async function demoWalls(): Promise<void> {
+  const load = loadavg()[0] ?? 0;
+  const wall: Record<string, number> = {};
+  for (const [backend, channel] of [['bwrap', true], ['docker', true], ['bwrap', false], ['docker', false]] as const) {
+    if (backend === 'docker' && skipDocker) continue;
+    wall[`${backend}${channel ? 'Channel' : 'PerCommand'}`] = demoWall(backend, channel);
+  }
+  for (const [k, ms] of Object.entries(wall)) {
+    results[`demoWallSec_${k}`] = round(ms / 1000, 1);
+    rows.push([`demo wall time, ${k.replace(/([A-Z])/g, ' $1').toLowerCase()}`, `${round(ms / 1000, 1)} s`, 'target < 120 s on bwrap']);
+  }
+  if (wall.dockerChannel && wall.bwrapChannel) {
+    results.demoDockerOverBwrap = round(wall.dockerChannel / wall.bwrapChannel, 2);
+    rows.push(['demo docker / demo bwrap (both channel)', `${round(wall.dockerChannel / wall.bwrapChannel, 2)}×`, `target ≤ 1.5×; load average ${round(load, 2)} at start, ${round(loadavg()[0] ?? 0, 2)} at end`]);
+  }
+}
+
 function round(x: number, d = 1): number {
   return Math.round(x * 10 ** d) / 10 ** d;
 }
@@ -176,6 +213,7 @@ async function main(): Promise<void> {
     rows.push(['rollouts/s, docker, concurrency 1', `${round(rps1, 2)}`, `${c1.rollouts} rollouts`]);
     rows.push(['rollouts/s, docker, concurrency 8', `${round(rps8, 2)}`, `${round(rps8 / rps1, 2)}× concurrency 1 (target ≥ 4×)`]);
   }
+  if (!isolationOnly && !process.argv.includes('--skip-demo')) await demoWalls();
   await isolationCost('bwrap', new BwrapBackend(), 16);
   if (!skipDocker) await isolationCost('docker', new DockerBackend({ labels: { 'coevolve.bench': 'isolation' } }), 16);
   const w = Math.max(...rows.map((r) => r[0].length));
