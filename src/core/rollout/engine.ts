@@ -59,6 +59,8 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
   const steps: AtifStep[] = [];
   const timing = { sandboxMs: 0, modelMs: 0 };
   let usage: Usage = zeroUsage();
+  /** A session shell was asked for and at least one command ran stateless (no channel): the record says so. */
+  let ranStateless = false;
   let sandbox: Sandbox | undefined;
   let verifier: VerifierOutcome | undefined;
   let rating: UserRating | undefined;
@@ -183,8 +185,11 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
               timeoutMs: env.sandbox.limits.commandTimeoutSec * 1000,
               maxOutputBytes: env.sandbox.limits.maxOutputBytes,
               cwd: env.sandbox.workdir,
+              ...(env.sandbox.shell ? { shell: env.sandbox.shell } : {}),
               signal: agentSignal,
             }));
+            // A session asked for but not given (a backend without the channel) is recorded as what ran.
+            if (env.sandbox.shell === 'session' && r.shell !== 'session') ranStateless = true;
             results.push({ callId: call.id, content: formatCommandOutput(r), command: { exitCode: r.exitCode, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated, stderr: r.stderr } });
           } else if (call.name === 'message_user') {
             const reply = await timed('modelMs', () => userEpisode.reply(call.text, agentSignal));
@@ -281,7 +286,7 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
     finishedAt: clock.isoNow(),
     durationMs: clock.now() - startedMs,
     roles: { agent: deps.roles.agent.label, user: deps.roles.user.label, judge: deps.roles.judge.label },
-    sandbox: { backend: deps.backend.name, host: sandbox?.host ?? 'none', image: env.sandbox.image, ...(deps.backend.name === 'process' ? { unsandboxed: true } : {}) },
+    sandbox: { backend: deps.backend.name, host: sandbox?.host ?? 'none', image: env.sandbox.image, ...(deps.backend.name === 'process' ? { unsandboxed: true } : {}), ...(env.sandbox.shell ? { shell: ranStateless ? 'stateless' : env.sandbox.shell } : {}) },
     steps,
     rewards,
     success: status !== 'error' && !fault && isSuccess(rewards),

@@ -150,7 +150,8 @@ export interface RolloutRecord {
   durationMs: number;
   roles: { agent: string; user: string; judge: string };
   /** unsandboxed: the process backend ran it on the host; exports leave it out unless asked. */
-  sandbox: { backend: string; host: string; image: string; unsandboxed?: boolean };
+  /** shell: the environment asked for a shell mode; the mode that ran (a session without the channel ran stateless). */
+  sandbox: { backend: string; host: string; image: string; unsandboxed?: boolean; shell?: 'session' | 'stateless' };
   steps: AtifStep[];
   verifier?: VerifierOutcome;
   userRating?: UserRating;

@@ -39,6 +39,10 @@ export const sandboxSchema = z
       .enum(['nobody', 'root'])
       .optional()
       .describe('Who the agent (and the oracle) runs as. nobody (default): uid 65534 on a read-only root. root: uid 0 in a writable container, as Harbor runs agents, for tasks that install packages or change system files (docker only). A root agent could replace the image\'s own tools, so with verifier.mode in-place its rewards are only as trustworthy as Harbor\'s (see "The verifier\'s trust rule").'),
+    shell: z
+      .enum(['session', 'stateless'])
+      .optional()
+      .describe('How the agent\'s commands share a shell. stateless (when absent): each command starts in a fresh shell in the workdir. session: one shell for the whole rollout, so cd and exported variables persist (docker and bwrap through the command channel; elsewhere it runs stateless and the rollout records that).'),
   })
   .describe('The sandbox the agent works in.');
 

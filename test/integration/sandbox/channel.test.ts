@@ -14,6 +14,12 @@ import type { BwrapSandbox } from '../../../src/sandbox/bwrap/bwrapBackend.js';
 import { DockerBackend } from '../../../src/sandbox/docker/dockerBackend.js';
 import type { DockerSandbox } from '../../../src/sandbox/docker/dockerSandbox.js';
 import { needService } from '../../support/services.js';
+import { playHack } from '../../support/hackPlay.js';
+import { startModelServer } from '../../support/modelServer.js';
+import type { ModelServer } from '../../support/modelServer.js';
+import { createRng } from '../../../src/core/ports/rng.js';
+import { csvReport } from '../../../src/builtin/families/csvReport.js';
+import { ProcessBackend } from '../../../src/sandbox/process/processBackend.js';
 import { bwrapProblem, dockerProblem, leftovers, requestFor, testLabels } from './support.js';
 
 const marker = 2147483629;
@@ -263,4 +269,38 @@ describe('command channel fallback on docker', function () {
       await backend.dispose();
     }
   });
+});
+
+// A rollout of an environment with `sandbox.shell: session`: the real LLM agent over the loopback model server runs
+// `cd` and `export` in one command and reads them back in the next; the record says which mode ran.
+describe('session shell in a rollout', function () {
+  this.timeout(120_000);
+  const env = csvReport.generate({ level: 1 }, createRng('channel/session'));
+  const cases: { name: string; problem: () => Promise<string | undefined>; make: () => SandboxBackend; ran: string }[] = [
+    { name: 'docker', problem: () => dockerProblem(), make: () => new DockerBackend({ labels: testLabels }), ran: 'session' },
+    { name: 'bwrap', problem: bwrapProblem, make: () => new BwrapBackend(), ran: 'session' },
+    { name: 'process (no channel)', problem: async () => undefined, make: () => new ProcessBackend({ warn: () => undefined }), ran: 'stateless' },
+  ];
+  let server: ModelServer;
+  before(async () => {
+    server = await startModelServer();
+  });
+  after(async () => {
+    await server?.close();
+  });
+  for (const c of cases) {
+    it(`on ${c.name}: ${c.ran === 'session' ? 'cd and export persist' : 'each command starts afresh'}, and the record says ${c.ran}`, async function () {
+      await needService(this, c.name, c.problem);
+      const backend = c.make();
+      try {
+        const spec = { ...env, sandbox: { ...env.sandbox, shell: 'session' as const } };
+        const r = await playHack(server, backend, spec, { name: 'session', kind: 'own', commands: ['mkdir -p deep && cd deep && export KEPT=kept', 'pwd; echo "$KEPT"'] }, { labels: testLabels });
+        assert.equal(r.sandbox.shell, c.ran);
+        const outputs = r.steps.flatMap((s) => s.observation?.results ?? []).map((o) => o.content);
+        assert.equal(outputs.some((o) => o.includes('/workspace/deep\nkept')), c.ran === 'session', JSON.stringify(outputs));
+      } finally {
+        await backend.dispose();
+      }
+    });
+  }
 });
