@@ -6,6 +6,7 @@ import { describeDockerHost } from './docker/connect.js';
 import { DockerBackend } from './docker/dockerBackend.js';
 import { ownerIsAlive, pidIsAlive } from './docker/labels.js';
 import { removeDir, workspacePrefix } from './local/workspaceDir.js';
+import { unmountUnder } from './bwrap/tmpfsMounts.js';
 
 export interface ReapReport {
   containers: number;
@@ -47,6 +48,8 @@ export async function reapStale(options: ReapOptions = {}): Promise<ReapReport> 
     if (!entry.startsWith(workspacePrefix)) continue;
     const pid = Number(entry.slice(workspacePrefix.length).split('-')[0]);
     if (!Number.isInteger(pid) || pidIsAlive(pid)) continue;
+    // A bwrap sandbox's folders are tmpfs mounts when its run was root: unmount first, or rmdir fails with EBUSY.
+    unmountUnder(join(tmpdir(), entry));
     await removeDir(join(tmpdir(), entry));
     report.folders++;
   }

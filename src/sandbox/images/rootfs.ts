@@ -10,12 +10,13 @@ const passwd = 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/none
 const group = 'root:x:0:\nnogroup:x:65534:\n';
 
 /**
- * The mount points every sandbox binds: the workdir, and the verifier's /tests and /logs/verifier (empty folders,
- * 755, owned by whoever builds the root; what a sandbox sees there is a mount filled only for the verifier). A
- * read-only root must have them; bwrap adds them to roots built before they existed, a root built now has them.
+ * The mount points every sandbox binds: the workdir, the verifier's /tests and /logs/verifier (empty folders,
+ * 755, owned by whoever builds the root; what a sandbox sees there is a mount filled only for the verifier), and
+ * /run (where bwrap binds the command channel's supervisor). A read-only root must have them; bwrap adds them to
+ * roots built before they existed, a root built now has them.
  */
 export async function makeMountPoints(dir: string): Promise<void> {
-  for (const p of ['/workspace', verifierPaths.tests, verifierPaths.logs]) {
+  for (const p of ['/workspace', verifierPaths.tests, verifierPaths.logs, '/run']) {
     await mkdir(join(dir, p), { recursive: true });
     await chmod(join(dir, p), 0o755);
   }
