@@ -25,7 +25,7 @@ const promotionId = (look: number) => (pairIndex: number, trial: number): string
  * Evolves the agent without touching weights. A candidate (built-in: gene mutation; LLM: a reflective playbook
  * update) is raced against the incumbent on the frozen promotion set: each look plays both on the same fresh rollout
  * ids; discordant plays accumulate over looks; the candidate is promoted only when a one-sided exact sign test gives
- * p <= alpha / maxLooks (Bonferroni over the looks), dropped when out of looks or behind the incumbent.
+ * p <= alpha / maxLooks (Bonferroni over the looks), dropped when out of looks or not ahead of the incumbent (ARCHITECTURE.md).
  */
 export async function evolveAgent(ctx: GenerationContext, input: { current: AgentConfig; records: RolloutRecord[] }): Promise<AgentUpdate | undefined> {
   if (!ctx.config.agent.evolve) return undefined;
@@ -74,7 +74,9 @@ export async function evolveAgent(ctx: GenerationContext, input: { current: Agen
   race.losses += d.losses;
   const pValue = signTest(race.wins, race.losses, 'greater');
   const promoted = pValue <= heldOutRules.alpha / heldOutRules.maxLooks;
-  const dropped = !promoted && (look >= heldOutRules.maxLooks || race.losses > race.wins);
+  // A race goes on only while the candidate is ahead: a tie (often no discordant play at all: the change made no
+  // difference on these plays) frees the slot for a new candidate next generation.
+  const dropped = !promoted && (look >= heldOutRules.maxLooks || race.wins <= race.losses);
   const incumbent = agentScore(input.current.id, incumbentBits, ctx.generation);
   const challenger = agentScore(candidate.id, candidateBits, ctx.generation);
   const promotion: AgentUpdate['promotion'] = {

@@ -85,7 +85,7 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     },
     count,
     maxUserChildren: Math.max(1, Math.floor(count / 4)),
-    maxRepairs: Math.floor(count / 3),
+    maxRepairs: Math.floor(count / 2),
     centre: (ctx.config.band.low + ctx.config.band.high) / 2,
   });
   const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));

@@ -121,7 +121,14 @@ export function buildFrontierModel(archive: Archive, agentId: string, band: RunC
     userRoot,
     moveEffect: (kind, family, op) => {
       const id = fitMoveId(kind, family, op);
-      return fit.moves.get(id)?.value ?? priorOf(id).mean;
+      const own = fit.moves.get(id);
+      if (own || op.includes(':')) return own?.value ?? priorOf(id).mean;
+      // A move by direction only ("harder"): the role picks the knob, so its children record the knob moves they made
+      // ("harder:hiddenState"); its effect is theirs, weighted by their plays, with the prior as one pseudo-play.
+      const prefix = fitMoveId(kind, family, `${op}:`);
+      const made = [...fit.moves.values()].filter((m) => m.id.startsWith(prefix) && m.trials > 0);
+      const trials = made.reduce((t, m) => t + m.trials, 0);
+      return trials === 0 ? priorOf(id).mean : (priorOf(id).mean + made.reduce((t, m) => t + m.value * m.trials, 0)) / (1 + trials);
     },
   };
 }

@@ -84,7 +84,18 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
 
   const inBandPerNiche = new Map<string, number>();
   for (const p of eligible) if (!p.retired && !p.quarantined && input.inBand(p)) inBandPerNiche.set(nicheOf(p.envId, p.userId), (inBandPerNiche.get(nicheOf(p.envId, p.userId)) ?? 0) + 1);
-  const niches = [...new Set(candidates.map((c) => c.niche))].sort((x, y) => (inBandPerNiche.get(x) ?? 0) - (inBandPerNiche.get(y) ?? 0) || x.localeCompare(y));
+  // Niches with the fewest in-band pairs first; among equals the families take turns (a family's emptiest niche, then
+  // the next family's), so the children spread across families instead of following the alphabet.
+  const familyOf = (niche: string): string => niche.slice(0, niche.indexOf(' × '));
+  const byCount = [...new Set(candidates.map((c) => c.niche))].sort((x, y) => (inBandPerNiche.get(x) ?? 0) - (inBandPerNiche.get(y) ?? 0) || x.localeCompare(y));
+  const turn = new Map<string, number>();
+  const seenPerFamily = new Map<string, number>();
+  for (const n of byCount) {
+    const k = seenPerFamily.get(familyOf(n)) ?? 0;
+    turn.set(n, k);
+    seenPerFamily.set(familyOf(n), k + 1);
+  }
+  const niches = [...byCount].sort((x, y) => (inBandPerNiche.get(x) ?? 0) - (inBandPerNiche.get(y) ?? 0) || turn.get(x)! - turn.get(y)! || x.localeCompare(y));
   const byNiche = new Map<string, (ChildPlan & { key: string })[]>();
   for (const c of candidates) byNiche.set(c.niche, [...(byNiche.get(c.niche) ?? []), c]);
   for (const list of byNiche.values()) list.sort((x, y) => Math.abs(x.predicted - input.centre) - Math.abs(y.predicted - input.centre) || x.key.localeCompare(y.key));

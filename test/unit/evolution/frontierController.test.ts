@@ -133,3 +133,36 @@ describe('frontier controller against a synthetic agent of known ability', () =>
     assert.ok(mean(finals) >= 0.55, `mean true in-band share: ${mean(finals).toFixed(2)} (${finals.map((x) => x.toFixed(2)).join(' ')})`);
   });
 });
+
+describe('steering spreads children and learns direction-only moves', () => {
+  it('spreads a generation\'s children across families when no niche has an in-band pair (not alphabetical order)', () => {
+    const w = world('spread', 1, ['fam-a', 'fam-b', 'fam-c', 'fam-d'], [['u0', 0], ['u1', 0.3], ['u2', 0.6]]);
+    for (const p of w.archive.activePairs()) w.archive.addOutcomes(p, 'agent', play(w, p.envId, p.userId, 6), 6);
+    const model = buildFrontierModel(w.archive, 'agent', band);
+    const plans = planChildren({
+      pairs: [...w.archive.pairs.values()], envs: w.archive.envs, users: w.archive.users, excludedEnvs: new Set(), fit: model.fit, agentId: 'agent',
+      inBand: () => false, userRoot: model.userRoot, envMoves: moves, userMoves: () => [], effectOf: model.moveEffect, tried: () => false,
+      count: 4, maxUserChildren: 0, maxRepairs: 0, centre: 0.5,
+    });
+    const families = plans.map((p) => (p.kind === 'environment' ? w.archive.envs.get(p.parent.envId)!.family : '?'));
+    assert.deepEqual([...new Set(families)].sort(), ['fam-a', 'fam-b', 'fam-c', 'fam-d']);
+  });
+
+  it('a move by direction only takes the fitted effect of the knob moves its children recorded', () => {
+    const w = world('direction', 0, ['fam-a'], [['u0', 0]]);
+    const seed = w.archive.envs.get('fam-a-seed')!;
+    w.archive.addOutcomes(w.archive.activePairs()[0]!, 'agent', 20, 40);
+    // Children of the seed made by "harder" (the role chose the knob): each 1.5 logits harder than the seed.
+    for (let i = 0; i < 6; i++) {
+      const child = env(`fam-a.c${i}`, 'fam-a', seed.id, 'harder:knob', 1);
+      w.archive.addEnv(child);
+      w.archive.addOutcomes(w.archive.addPair(child.id, 'u0', 'child'), 'agent', Math.round(40 * logistic(-1.5)), 40);
+    }
+    const model = buildFrontierModel(w.archive, 'agent', band);
+    const direct = model.moveEffect('environment', 'fam-a', 'harder:knob');
+    const byDirection = model.moveEffect('environment', 'fam-a', 'harder');
+    assert.ok(direct > 1, `fitted harder:knob ${direct.toFixed(2)} (true 1.5)`);
+    assert.ok(Math.abs(byDirection - direct) < 0.05, `"harder" ${byDirection.toFixed(2)} vs harder:knob ${direct.toFixed(2)}`);
+    assert.equal(model.moveEffect('environment', 'fam-b', 'harder'), 0.35, 'an unseen family keeps the prior');
+  });
+});
