@@ -112,6 +112,14 @@ export class DockerSandbox implements Sandbox, ByteExec {
   private systemPids: string[] = [];
   /** Settles once a dead channel has been told apart from a lost host. */
   private lostCheck: Promise<void> | undefined;
+  /** Whether an agent command ran here, and whether every agent process was ended since (see channelDied). */
+  private agentRan = false;
+  private agentEnded = false;
+  private readonly retiredChannels: SandboxChannels[] = [];
+  private get agentMayRun(): boolean {
+    return this.agentRan && !this.agentEnded;
+  }
+
   /** The sandbox's command channels once started; without them each command is one docker exec. */
   private channels: SandboxChannels | undefined;
 
@@ -150,6 +158,14 @@ export class DockerSandbox implements Sandbox, ByteExec {
    */
   channelDied(reason: string): void {
     if (this.stopped || this.lost) return;
+    if (!this.agentMayRun) {
+      // No agent process can exist any more (or none ever ran here): a verifier that ends every process, as Harbor's
+      // test.sh does, ended a supervisor. Nothing the agent did is to blame; later commands go by docker exec.
+      // A command still in flight on a live channel (the verifier itself) finishes there; they close at stop.
+      if (this.channels) this.retiredChannels.push(this.channels);
+      this.channels = undefined;
+      return;
+    }
     this.lost = new SandboxFaultError(`the sandbox's command channel ended (${reason}); the sandbox cannot run commands any more`);
     // A channel also ends when its daemon dies: then the host is to blame, and the rollout can be retried elsewhere.
     this.lostCheck = withTimeout(this.docker.ping(), pingTimeoutMs).then(
@@ -177,6 +193,7 @@ export class DockerSandbox implements Sandbox, ByteExec {
     await this.lostCheck;
     this.ensureUsable();
     throwIfCancelled(options.signal);
+    if (roleOf(options) === 'agent') this.agentRan = true;
     if (this.channels) return this.viaChannel(command, options);
     return this.execPerCommand(command, options);
   }
@@ -315,6 +332,7 @@ export class DockerSandbox implements Sandbox, ByteExec {
     if (this.channels) {
       // The agent channel ends its commands, its session and any process of the agent's uid, until none is left.
       if (!(await endAgentOnChannel(this.channels, () => this.lostReason()))) throw new SandboxFaultError('the agent\'s processes could not all be ended (they kept forking)');
+      this.agentEnded = true;
       return;
     }
     try {
@@ -382,7 +400,7 @@ export class DockerSandbox implements Sandbox, ByteExec {
     if (this.stopped) return;
     this.stopped = true;
     this.onStop();
-    for (const c of [this.channels?.agent, this.channels?.root] as (ChannelClient | undefined)[]) c?.close();
+    for (const ch of [this.channels, ...this.retiredChannels]) for (const c of [ch?.agent, ch?.root] as (ChannelClient | undefined)[]) c?.close();
     await this.container.remove({ force: true, v: true }).catch(ignoreGone);
     await this.docker.getVolume(this.id).remove().catch(ignoreGone);
   }
