@@ -4,25 +4,13 @@
 // --out replaced with --force holds links planted where the export writes. Nothing may be written outside --out,
 // no link followed, no exported file replaced by another.
 import assert from 'node:assert/strict';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { listTree } from '../../support/fileTree.js';
 import { exportFormats, exportRun } from '../../../src/datasets/exportRun.js';
 import { runLayout } from '../../../src/store/layout.js';
-
-function listTree(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(relative(dir, p));
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 describe('exports write only under --out, follow no link, let no file replace another (issue 11, item 5)', function () {
   this.timeout(60_000);

@@ -4,28 +4,16 @@
 // "/../../tmp/y", a corrupt line in the middle of events.jsonl of a 150-rollout run, a `null` line, a corrupt
 // generation JSON and a corrupt environment JSON. (Resume with a truncated rollout file: test/integration/run.)
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { listTree } from '../../support/fileTree.js';
 import { buildReport, formatReportMarkdown } from '../../../src/cli/run/report.js';
 import { exportRun } from '../../../src/datasets/exportRun.js';
 import { runLayout } from '../../../src/store/layout.js';
 import { openRun, readEnvironment, readRollout, salvageRollouts } from '../../../src/store/runReader.js';
 import { RunPathError, runRecordPath } from '../../../src/store/runPaths.js';
-
-function listTree(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(relative(dir, p));
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 function eventLines(dir: string): string[] {
   return readFileSync(runLayout.events(dir), 'utf8').split('\n').slice(0, -1);
