@@ -23,17 +23,6 @@ async function webviewFrame(page: Page, selector: string, timeoutMs = 60_000): P
   throw new Error(`no webview frame shows ${selector} within ${timeoutMs / 1000} s`);
 }
 
-/** Opens the command palette (F1 again if the previous quick input was still closing) and returns its input. */
-async function palette(page: Page) {
-  const input = page.locator('.quick-input-widget input');
-  for (let i = 0; i < 5; i++) {
-    await page.keyboard.press('F1');
-    if (await input.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) return input;
-    await page.keyboard.press('Escape');
-  }
-  throw new Error('the command palette did not open');
-}
-
 /**
  * A really untrusted window: its own code-server with workspace trust on (the other flows turn it off), the folder
  * never trusted, so VS Code opens it in restricted mode as it would a cloned repository.
@@ -91,8 +80,7 @@ describe('e2e: an untrusted window views runs and validates specs, and can run n
     const page = wb.page;
     // Each command that would start a run, a sandbox or a trainer hook: not in the palette of an untrusted window.
     for (const title of ['Coevolve: Start Run', 'Coevolve: Run the Demo', 'Coevolve: Resume Run', 'Coevolve: Re-run Rollout', 'Coevolve: Validate Environment in Sandbox', 'Coevolve: Play One Rollout', 'Coevolve: Evolve a Child Environment', 'Coevolve: Start Run from This Config']) {
-      const input = await palette(page);
-      await input.fill(`>${title}`);
+      await wb.fillPalette(`>${title}`);
       // The palette filters as the text is typed; give its list a moment to redraw (the count below is the check).
       await page.locator('.quick-input-widget', { hasText: /No matching|No commands/ }).waitFor({ timeout: 2_000 }).catch(() => undefined);
       const offered = await page.locator('.quick-input-list .monaco-list-row', { hasText: title.replace('Coevolve: ', '') }).count();
@@ -102,7 +90,7 @@ describe('e2e: an untrusted window views runs and validates specs, and can run n
       await page.locator('.quick-input-widget input').waitFor({ state: 'hidden' });
     }
     // The palette does list the read-only commands, so the check above could see a command if it were there.
-    await (await palette(page)).fill('>Coevolve: Open Run Dashboard');
+    await wb.fillPalette('>Coevolve: Open Run Dashboard');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open Run Dashboard' }).first().waitFor();
     await page.keyboard.press('Escape');
     // An environment spec: the CodeLens offers trust, not Validate / Play / Evolve.

@@ -63,12 +63,26 @@ export class Workbench {
     return this.page.locator('.part.sidebar .welcome-view-content');
   }
 
+  /**
+   * Opens the command palette and types `text` into it. The palette can close between opening and typing (a toast
+   * from the previous step takes focus, or F1 landed while the last one was fading out), so a fill that finds it
+   * hidden opens it again rather than waiting on an input that will not come back.
+   */
+  async fillPalette(text: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget input');
+    for (let i = 0; i < 5; i++) {
+      await this.page.keyboard.press('F1');
+      const opened = await input.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false);
+      if (opened && (await input.fill(text, { timeout: 5_000 }).then(() => true, () => false)) && (await input.inputValue().catch(() => '')) === text) return;
+      await this.page.keyboard.press('Escape');
+      await input.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+    }
+    throw new Error(`the command palette did not stay open to take "${text}"`);
+  }
+
   /** Runs a command from the palette by its full title, e.g. "Coevolve: Validate Workspace Specs". */
   async runCommand(title: string): Promise<void> {
-    await this.page.keyboard.press('F1');
-    const input = this.page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: ready });
-    await input.fill(`>${title}`);
+    await this.fillPalette(`>${title}`);
     await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: ready });
     await this.page.keyboard.press('Enter');
   }
