@@ -22,12 +22,22 @@ function readResult(path: string): TrainerHookResult | undefined {
   return parseTrainerHookResult(readFileSync(path, 'utf8'), path);
 }
 
+/**
+ * The hook inherits the run's environment minus the model endpoints' API keys: it is a trainer, not a model client,
+ * and whatever it prints goes into the run directory, where keys must never be.
+ */
+export function hookEnvironment(parent: NodeJS.ProcessEnv, own: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parent)) if (v !== undefined && !/^COEVOLVE_API_KEY(_|$)/.test(k)) out[k] = v;
+  return { ...out, ...own };
+}
+
 function runHook(command: string[], env: Record<string, string>, timeoutSec: number, outputPath: string): Promise<{ exitCode: number; durationMs: number }> {
   return new Promise((resolvePromise) => {
     const t0 = Date.now();
     const out = createWriteStream(outputPath, { flags: 'a' });
     const [cmd, ...args] = command;
-    const child = spawn(cmd!, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(cmd!, args, { env: hookEnvironment(process.env, env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     child.stdout.pipe(out, { end: false });
     child.stderr.pipe(out, { end: false });
     const timer = setTimeout(() => {
