@@ -45,10 +45,12 @@ export function writeBundle(out: string, sources: string[], o: BundleOptions = {
   const runs = new ServedRuns(sources);
   const secrets = Object.entries(process.env).filter(([k, v]) => /KEY|TOKEN|SECRET|PASSWORD/i.test(k) && v && v.length >= 8).map(([, v]) => v as string);
   let files = 0;
+  // Every file is created new ("wx", as the dataset exporter does): a link or file that appeared in OUT after the
+  // emptiness check above fails the bundle instead of being written through, and no name is written twice.
   const write = (rel: string, value: unknown): void => {
     const path = join(out, rel);
     mkdirSync(join(path, '..'), { recursive: true });
-    writeFileSync(path, scrubSecrets(JSON.stringify(value), secrets));
+    writeFileSync(path, scrubSecrets(JSON.stringify(value), secrets), { flag: 'wx' });
     files++;
   };
   const report: BundleReport = { out, runs: [], files: 0 };
@@ -100,13 +102,13 @@ export function writeBundle(out: string, sources: string[], o: BundleOptions = {
   const dataset: StaticDataset = { runs: datasets, note: `Only what this bundle holds: its export selection (--filter ${filters.filter}) leaves out rejected items, hint plays, unsandboxed rollouts and infrastructure errors.` };
   write('data/dataset.json', dataset);
   for (const page of Object.keys(browserPages)) {
-    writeFileSync(join(out, page), browserPageHtml(page, 'static'));
+    writeFileSync(join(out, page), browserPageHtml(page, 'static'), { flag: 'wx' });
     files++;
   }
   mkdirSync(join(out, 'assets'), { recursive: true });
   for (const [name, asset] of loadAssets(o.assetsDir ?? webviewAssetsDir())) {
     if (name.endsWith('.map')) continue;
-    writeFileSync(join(out, 'assets', name), asset.body);
+    writeFileSync(join(out, 'assets', name), asset.body, { flag: 'wx' });
     files++;
   }
   report.files = files;
