@@ -6,7 +6,8 @@
 // 4. the cost of the verifier's isolation per rollout (issue 11): the default fresh verification (agent processes
 //    ended, workspace through the sanitising transfer into a new sandbox) against verifying in the agent's own
 //    sandbox (in place, today's path before the trust rule), interleaved sample by sample, on docker and bwrap;
-// 5. the demo's wall time on bwrap and docker through the command channel and with one exec per command
+// 5. where one docker rollout's sandbox time goes, per phase and per Docker API call (bench/run/dockerPhases.ts);
+// 6. the demo's wall time on bwrap and docker through the command channel and with one exec per command
 //    (COEVOLVE_SANDBOX_CHANNEL=off, the path before it), in the same run (--skip-demo leaves it out).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -25,10 +26,14 @@ import { summarizeRollout } from '../../src/core/rollout/trajectory.js';
 import { runConfigSchema } from '../../src/core/spec/run.js';
 import { openRun } from '../../src/store/runReader.js';
 import { RunWriter } from '../../src/store/runWriter.js';
+import { WarmPool } from '../../src/sandbox/docker/warmPool.js';
+import { dockerPhases } from './dockerPhases.js';
 
 const skipDocker = process.argv.includes('--skip-docker');
 /** Only part 4 (the isolation cost), e.g. while the machine is busy with other runs. */
 const isolationOnly = process.argv.includes('--isolation-only');
+/** Only part 5 (the per-phase profile of a docker rollout). */
+const phasesOnly = process.argv.includes('--phases-only');
 const results: Record<string, number | string> = {};
 const rows: [string, string, string][] = [];
 
@@ -199,9 +204,32 @@ function round(x: number, d = 1): number {
   return Math.round(x * 10 ** d) / 10 ** d;
 }
 
+function load(): string {
+  return loadavg()[0]!.toFixed(2);
+}
+
+/** One docker rollout's sandbox time per phase and per API call, through the warm pool a run uses. */
+async function phaseProfile(samples: number): Promise<void> {
+  const labels = { 'coevolve.bench': 'phases' };
+  const p = await dockerPhases(samples, labels, (b) => new WarmPool(b, { size: 2, labels }));
+  results.phasesPerRolloutMs = round(p.perRolloutMs);
+  rows.push([`docker rollout, sandbox work only (warm pool 2, mean of ${samples})`, `${round(p.perRolloutMs)} ms`, `load ${load()}`]);
+  for (const ph of p.phases) {
+    results[`phase_${ph.name.replace(/\W+/g, '_')}Ms`] = round(ph.ms);
+    rows.push([`  phase: ${ph.name}`, `${round(ph.ms)} ms`, `${round(ph.calls, 1)} per rollout`]);
+  }
+  for (const a of p.api.slice(0, 12)) rows.push([`    docker API, ${a.name}`, `${round(a.ms)} ms`, `${round(a.calls, 1)} calls per rollout`]);
+}
+
 async function main(): Promise<void> {
+  if (phasesOnly) {
+    await phaseProfile(8);
+    return print();
+  }
   if (!isolationOnly) await storeLoad();
+  if (!skipDocker && !isolationOnly) await phaseProfile(8);
   if (!skipDocker && !isolationOnly) {
+    const loadC = load();
     const c1 = dockerRun(1);
     const c8 = dockerRun(8);
     const rps1 = c1.rollouts / (c1.wallMs / 1000), rps8 = c8.rollouts / (c8.wallMs / 1000);
@@ -211,11 +239,15 @@ async function main(): Promise<void> {
     results.controllerOverheadPct = round(100 * c1.overheadShare, 2);
     rows.push(['controller overhead per rollout (concurrency 1)', `${round(100 * c1.overheadShare, 2)} %`, 'target ≤ 2 %']);
     rows.push(['rollouts/s, docker, concurrency 1', `${round(rps1, 2)}`, `${c1.rollouts} rollouts`]);
-    rows.push(['rollouts/s, docker, concurrency 8', `${round(rps8, 2)}`, `${round(rps8 / rps1, 2)}× concurrency 1 (target ≥ 4×)`]);
+    rows.push(['rollouts/s, docker, concurrency 8', `${round(rps8, 2)}`, `${round(rps8 / rps1, 2)}× concurrency 1 (target ≥ 4×; load ${loadC} at start, ${load()} at end)`]);
   }
   if (!isolationOnly && !process.argv.includes('--skip-demo')) await demoWalls();
   await isolationCost('bwrap', new BwrapBackend(), 16);
   if (!skipDocker) await isolationCost('docker', new DockerBackend({ labels: { 'coevolve.bench': 'isolation' } }), 16);
+  print();
+}
+
+function print(): void {
   const w = Math.max(...rows.map((r) => r[0].length));
   console.log('\nbench/run');
   for (const [a, b, c] of rows) console.log(`  ${a.padEnd(w)}  ${b.padStart(22)}  ${c}`);
