@@ -29,18 +29,6 @@ export function rowPasses(r: RolloutRow, f: RolloutFilter | undefined): boolean 
   return true;
 }
 
-/** Ascending comparator of a sort key; ties fall back to (generation, id) so pages are stable. */
-function comparator(key: RolloutSortKey): (a: RolloutRow, b: RolloutRow) => number {
-  const base = (a: RolloutRow, b: RolloutRow): number => a.generation - b.generation || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  if (key === 'generation') return base;
-  return (a, b) => {
-    const x = a[key] ?? -Infinity;
-    const y = b[key] ?? -Infinity;
-    const c = typeof x === 'string' && typeof y === 'string' ? x.localeCompare(y) : Number(x) - Number(y);
-    return c || base(a, b);
-  };
-}
-
 export function facetsOf(rows: readonly RolloutRow[]): RolloutFacets {
   const gens = new Set<number>();
   const families = new Set<string>();
@@ -61,13 +49,92 @@ export interface TablePage {
   rows: RolloutRow[];
 }
 
-/** Filters, sorts and pages rows (the default page is 200 rows, sorted by generation then id). */
+/** Filters, sorts and pages rows (the default page is 200 rows, sorted by generation then id). One-off: a host that
+ * answers many queries over the same rows keeps a RolloutTableIndex instead. */
 export function queryRolloutTable(rows: readonly RolloutRow[], q: Omit<RolloutTableQuery, 'runDir'>): TablePage {
-  const matching = rows.filter((r) => rowPasses(r, q.filter));
-  const sort = q.sort ?? { key: 'generation', dir: 'asc' };
-  const cmp = comparator(sort.key);
-  matching.sort(sort.dir === 'asc' ? cmp : (a, b) => -cmp(a, b));
-  const offset = Math.min(q.offset ?? 0, matching.length);
-  const limit = q.limit ?? 200;
-  return { total: matching.length, offset, rows: matching.slice(offset, offset + limit) };
+  return new RolloutTableIndex(rows).query(q);
+}
+
+const stringKeys = new Set<RolloutSortKey>(['family', 'userId', 'envId', 'status']);
+
+/**
+ * The rows of one run with everything a query needs computed once: the ascending order of each sort key (built the
+ * first time the key is asked for, from one array of precomputed keys, never by re-reading records), and the facets.
+ * A query then only walks one order and tests the filter: O(rows), no sort. Ascending order ties fall back to
+ * (generation, id), so pages are stable; descending is the same order walked backwards.
+ */
+export class RolloutTableIndex {
+  private readonly orders = new Map<RolloutSortKey, Uint32Array>();
+  private facetCache: RolloutFacets | undefined;
+
+  constructor(readonly rows: readonly RolloutRow[]) {}
+
+  get facets(): RolloutFacets {
+    return (this.facetCache ??= facetsOf(this.rows));
+  }
+
+  /** Row positions in ascending order of `key`. */
+  order(key: RolloutSortKey): Uint32Array {
+    let o = this.orders.get(key);
+    if (o) return o;
+    if (key === 'generation') {
+      o = sortedPositions(this.rows.length, (i, j) => baseCompare(this.rows[i]!, this.rows[j]!));
+    } else {
+      const base = this.rank(this.order('generation'));
+      const k = this.keyArray(key);
+      o = sortedPositions(this.rows.length, (i, j) => k[i]! - k[j]! || base[i]! - base[j]!);
+    }
+    this.orders.set(key, o);
+    return o;
+  }
+
+  /** rank[position] = index of that row in `order`. */
+  private rank(order: Uint32Array): Uint32Array {
+    const r = new Uint32Array(order.length);
+    order.forEach((pos, i) => (r[pos] = i));
+    return r;
+  }
+
+  /** One number per row to compare by: the value itself, or a string's rank among the column's distinct values. */
+  private keyArray(key: RolloutSortKey): Float64Array {
+    const out = new Float64Array(this.rows.length);
+    if (stringKeys.has(key)) {
+      const values = [...new Set(this.rows.map((r) => String(r[key])))].sort((a, b) => a.localeCompare(b));
+      const rankOf = new Map(values.map((v, i) => [v, i]));
+      this.rows.forEach((r, i) => (out[i] = rankOf.get(String(r[key])) ?? 0));
+    } else {
+      this.rows.forEach((r, i) => {
+        const v = Number(r[key]);
+        out[i] = Number.isNaN(v) ? -Infinity : v;
+      });
+    }
+    return out;
+  }
+
+  query(q: Omit<RolloutTableQuery, 'runDir'>): TablePage {
+    const sort = q.sort ?? { key: 'generation', dir: 'asc' };
+    const order = this.order(sort.key);
+    const offset = q.offset ?? 0;
+    const limit = q.limit ?? 200;
+    const rows: RolloutRow[] = [];
+    let total = 0;
+    const n = order.length;
+    for (let i = 0; i < n; i++) {
+      const r = this.rows[order[sort.dir === 'asc' ? i : n - 1 - i]!]!;
+      if (!rowPasses(r, q.filter)) continue;
+      if (total >= offset && rows.length < limit) rows.push(r);
+      total++;
+    }
+    return { total, offset: Math.min(offset, total), rows };
+  }
+}
+
+function baseCompare(a: RolloutRow, b: RolloutRow): number {
+  return a.generation - b.generation || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+function sortedPositions(n: number, cmp: (i: number, j: number) => number): Uint32Array {
+  const positions = Array.from({ length: n }, (_, i) => i);
+  positions.sort(cmp);
+  return Uint32Array.from(positions);
 }

@@ -1,11 +1,12 @@
+import type { RolloutSummary } from '../core/rollout/trajectory.js';
 import type { RunIndex } from '../store/runReader.js';
-import type { RequestMethod, RequestParamsOf, RequestResults, RolloutRow } from '../webview/protocol.js';
+import { rolloutSortKeys, type RequestMethod, type RequestParamsOf, type RequestResults, type RolloutRow } from '../webview/protocol.js';
 import { applyCuration } from './curate.js';
 import { DatasetReader } from './datasetList.js';
 import { dashboardView } from './dashboardView.js';
 import { evalView } from './evalView.js';
 import type { LiveRun } from './liveRun.js';
-import { facetsOf, queryRolloutTable, rolloutRow, rowPasses } from './rolloutTable.js';
+import { RolloutTableIndex, rolloutRow, rowPasses } from './rolloutTable.js';
 import { rolloutView } from './rolloutView.js';
 import { specView } from './specView.js';
 import { runChoices, runsWindow } from './runListing.js';
@@ -20,7 +21,11 @@ export type RequestHandlers = { [M in RequestMethod]?: (params: RequestParamsOf<
  * and in how messages travel.
  */
 export class ViewData {
-  private readonly rowsByIndex = new WeakMap<RunIndex, RolloutRow[]>();
+  private readonly tableByIndex = new WeakMap<RunIndex, RolloutTableIndex>();
+  /** The last table of each run directory, kept while new indexes hold the same rows (a running run re-indexes often). */
+  private readonly lastTable = new Map<string, RolloutTableIndex>();
+  /** Rows by the summary they were made from: summaries are the event log's objects, kept across re-indexing. */
+  private readonly rowOf = new WeakMap<RolloutSummary, RolloutRow>();
   private readonly transcripts = new Map<string, TranscriptIndex>();
   private readonly dataset: DatasetReader;
 
@@ -28,15 +33,35 @@ export class ViewData {
     this.dataset = new DatasetReader(runs);
   }
 
-  /** Every finished rollout of a run as a table row (cached per index: the index is rebuilt when events arrive). */
-  rows(live: LiveRun): RolloutRow[] {
+  /** Every finished rollout of a run as a table row. */
+  rows(live: LiveRun): readonly RolloutRow[] {
+    return this.table(live).rows;
+  }
+
+  /**
+   * The table of a run's current index: its rows with their sort orders and facets. Rebuilt only when the rows
+   * changed (a rollout finished, an environment file appeared), so sort orders are computed once per key.
+   */
+  table(live: LiveRun): RolloutTableIndex {
     const run = live.run;
-    let rows = this.rowsByIndex.get(run);
-    if (!rows) {
-      rows = [...run.rollouts.values()].map((s) => rolloutRow(s, live.env(s.envId)));
-      this.rowsByIndex.set(run, rows);
+    const cached = this.tableByIndex.get(run);
+    if (cached) return cached;
+    const rows: RolloutRow[] = [];
+    for (const s of run.rollouts.values()) {
+      let row = this.rowOf.get(s);
+      if (!row) {
+        const env = live.env(s.envId);
+        row = rolloutRow(s, env);
+        if (env) this.rowOf.set(s, row); // without its environment yet: made again until the file is there
+      }
+      rows.push(row);
     }
-    return rows;
+    const last = this.lastTable.get(live.dir);
+    const table = last && sameRows(last.rows, rows) ? last : new RolloutTableIndex(rows);
+    if (table !== last) warmOrders(table);
+    this.tableByIndex.set(run, table);
+    this.lastTable.set(live.dir, table);
+    return table;
   }
 
   private transcriptIndex(dir: string): TranscriptIndex {
@@ -58,10 +83,9 @@ export class ViewData {
     'runs/page': (p) => runsWindow(this.runs, p),
     'rollouts/table': (p) => {
       const live = this.runs.get(p.runDir);
-      const rows = this.rows(live);
-      const page = queryRolloutTable(rows, p);
+      const table = this.table(live);
       const running = live.run.generations.reduce((n, g) => n + g.inFlight.length, 0);
-      return { runDir: p.runDir, runName: live.manifest.name, ...page, facets: facetsOf(rows), running };
+      return { runDir: p.runDir, runName: live.manifest.name, ...table.query(p), facets: table.facets, running };
     },
     'spec/get': (p) => {
       const run = this.runs.get(p.runDir).run;
@@ -79,4 +103,22 @@ export class ViewData {
     /** A write: hosts decide whether to offer it (the browser host only with --allow-curation). */
     'curation/apply': (p) => applyCuration(this.runs, p),
   } satisfies { [M in RequestMethod]: (params: RequestParamsOf<M>) => RequestResults[M] | Promise<RequestResults[M]> };
+}
+
+function sameRows(a: readonly RolloutRow[], b: readonly RolloutRow[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Computes every sort order in the background, one key per turn of the event loop, so a click never waits on one. */
+function warmOrders(table: RolloutTableIndex): void {
+  const keys = [...rolloutSortKeys];
+  const next = (): void => {
+    const key = keys.shift();
+    if (!key) return;
+    table.order(key);
+    setImmediate(next);
+  };
+  setImmediate(next);
 }
