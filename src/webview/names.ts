@@ -63,6 +63,26 @@ export function generationLabel(index: number, total?: number): string {
   return total === undefined ? `generation ${index}` : `generation ${index} (${index + 1} of ${total})`;
 }
 
+/**
+ * The two difficulty scales, said the same way on every surface (ARCHITECTURE.md, metric definitions): the design
+ * level is a label the spec carries, the measured difficulty is fitted from outcomes. Short forms go in tree rows
+ * and CLI lines; these sentences go in tooltips and keys.
+ */
+export const difficultyScales = {
+  design: 'design level: the spec\'s own difficulty label (0–100; built-in families use levels 1–5), set by its knobs, not measured',
+  measured: 'measured difficulty: fitted from outcomes (Rasch model), in logits; 0 is the mean of the seed environments and users; a pair as difficult as the agent is able is solved half the time, one logit harder about 27 % of the time',
+} as const;
+
+/** "design level 2.7": a design difficulty with the name of its scale (a mean with `digits` decimals, a spec's own as written). */
+export function designLevelLabel(level: number, digits?: number): string {
+  return `design level ${digits !== undefined ? level.toFixed(digits) : Number.isInteger(level) ? String(level) : level.toFixed(1)}`;
+}
+
+/** "measured 0.42 logits" (with "± se" when given): a fitted difficulty with its unit. */
+export function measuredLabel(value: number, se?: number): string {
+  return `measured ${value.toFixed(2)}${se === undefined ? '' : ` ± ${se.toFixed(2)}`} logits`;
+}
+
 /** The three classes the controller puts a pair in, in words. */
 export const pairClassLabel: Record<string, string> = {
   too_easy: 'too easy',

@@ -1,7 +1,7 @@
 import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
 import cliProgress from 'cli-progress';
 import type { ControllerProgress } from '../../core/evolution/controllerPorts.js';
-import { generationLabel } from '../../webview/names.js';
+import { designLevelLabel, generationLabel, measuredLabel } from '../../webview/names.js';
 
 /** Lines of progress inside a generation when not on a terminal: at each quarter of its rollouts. */
 const quarters = [0.25, 0.5, 0.75];
@@ -68,7 +68,7 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
           bar?.update({ phase: 'done' });
           bar?.stop();
           line(
-            `  generation ${m.index}: success ${(m.successRate * 100).toFixed(0)}% · in band ${(m.inBandShare * 100).toFixed(0)}%${frontierSummary(m)} · difficulty ${m.meanDifficulty.toFixed(1)} · regret ${m.regret.toFixed(2)} · children ${m.frontierYield.accepted}/${m.frontierYield.proposed} · agent ${m.agent.id}${m.agent.changed ? ' (promoted)' : ''}${multi ? '' : ` · ${elapsed()}`}`,
+            `  generation ${m.index}: success ${(m.successRate * 100).toFixed(0)}% · in band ${(m.inBandShare * 100).toFixed(0)}%${frontierSummary(m)} · ${designLevelLabel(m.meanDifficulty, 1)} · regret ${m.regret.toFixed(2)} · children ${m.frontierYield.accepted}/${m.frontierYield.proposed} · agent ${m.agent.id}${m.agent.changed ? ' (promoted)' : ''}${multi ? '' : ` · ${elapsed()}`}`,
           );
           break;
         }
@@ -84,5 +84,5 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
 function frontierSummary(m: GenerationMetrics): string {
   if (!m.archiveBand || !m.measuredDifficulty) return '';
   const test = m.heldOut?.test ? ` · held-out ${(m.heldOut.test.score.success * 100).toFixed(0)}%` : '';
-  return ` (archive ${(m.archiveBand.inBandShare * 100).toFixed(0)}% of ${m.archiveBand.activePairs}) · measured difficulty ${m.measuredDifficulty.archive.mean.toFixed(2)}${test}`;
+  return ` (archive ${(m.archiveBand.inBandShare * 100).toFixed(0)}% of ${m.archiveBand.activePairs}) · difficulty ${measuredLabel(m.measuredDifficulty.archive.mean)}${test}`;
 }

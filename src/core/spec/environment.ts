@@ -108,7 +108,7 @@ export const environmentSpecSchema = z
     oracle: oracleSchema,
     hint: z.string().max(16384).optional().describe('Privileged hint shown only in hint plays; the gap it closes measures regret.'),
     user: userContextSchema,
-    difficulty: z.number().min(0).max(100).default(1).describe('Difficulty level (0..100); built-in families use 1..N.'),
+    difficulty: z.number().min(0).max(100).default(1).describe('Design level (0..100; built-in families use 1..5): the spec\'s own difficulty label, set by its knobs. Not a measurement: the dashboard shows the difficulty measured from outcomes (Rasch, logits) beside it.'),
     knobs: knobsSchema,
     skills: z.array(z.string().min(1).max(64)).max(32).default([]).describe('Skill tags (e.g. "text-processing", "clarification").'),
     lineage: lineageSchema.default({ parent: null, operator: null, generation: 0 }),

@@ -24,7 +24,7 @@ kind: Environment
 id: ${id}                   # unique among the workspace's environments
 title: Count the lines of the user's report
 family: custom              # a free label that groups related tasks
-difficulty: 1               # 0..100; mutations move it
+difficulty: 1               # design level, 0..100 (built-in families: 1..5): a label set by the knobs, not measured
 
 # What the agent is told before the user speaks. Keep the hidden facts out of it.
 instruction: |

@@ -6,7 +6,7 @@ import type { PairPlan } from '../../core/ports/runStore.js';
 import type { RolloutSummary } from '../../core/rollout/trajectory.js';
 import type { GenerationIndex, RunIndex } from '../../store/runReader.js';
 import type { EnvInfo, RunSource } from '../../viewdata/liveRun.js';
-import { environmentName, generationLabel, pairClassLabel, runLabel, successLabel, userName } from '../../webview/names.js';
+import { designLevelLabel, difficultyScales, environmentName, generationLabel, measuredLabel, pairClassLabel, runLabel, successLabel, userName } from '../../webview/names.js';
 
 export type SortKey = 'default' | 'reward' | 'duration' | 'cost';
 
@@ -170,7 +170,8 @@ export function generationNodes(ctx: TreeContext, view: TreeView): RunTreeNode[]
     // A generation without metrics is playing only while its run is; otherwise it stopped there and resume continues it.
     const playing = !g.finished && run.status === 'running';
     if (m) {
-      parts.push(`success ${pct(m.successRate)}`, `pass^${k} ${pct(m.passHatK[k] ?? 0)}`, `in band ${pct(m.inBandShare)}`, `difficulty ${m.meanDifficulty.toFixed(1)}`);
+      parts.push(`success ${pct(m.successRate)}`, `pass^${k} ${pct(m.passHatK[k] ?? 0)}`, `in band ${pct(m.inBandShare)}`, designLevelLabel(m.meanDifficulty, 1));
+      if (m.measuredDifficulty) parts.push(measuredLabel(m.measuredDifficulty.archive.mean));
     } else if (g.finished) {
       parts.push('finished');
     } else {
@@ -190,6 +191,8 @@ export function generationNodes(ctx: TreeContext, view: TreeView): RunTreeNode[]
         `${generationLabel(g.index, run.manifest.config.generations)} · agent ${g.agentId}`,
         `${g.rollouts.length} rollouts finished (${failed} failed)${g.inFlight.length ? `, ${g.inFlight.length} ${playing ? 'running' : 'started but not finished'}` : ''}`,
         m ? `success ${pct(m.successRate)} · verifier ${pct(m.verifierSuccessRate)} · mean reward ${m.meanReward.toFixed(2)} · regret ${m.regret.toFixed(2)} · cost ${money(m.costUsd) || '$0'}` : '',
+        m ? `${designLevelLabel(m.meanDifficulty, 1)} (mean of the pairs played): ${difficultyScales.design}` : '',
+        m?.measuredDifficulty ? `${measuredLabel(m.measuredDifficulty.archive.mean, m.measuredDifficulty.archive.se)} (archive mean; agent ability ${m.measuredDifficulty.agent.ability.toFixed(2)}): ${difficultyScales.measured}` : '',
       ].filter(Boolean).join('\n'),
       icon: g.finished ? { id: 'layers' } : playing ? { id: 'sync~spin', color: 'charts.blue' } : { id: 'debug-pause', color: 'charts.yellow' },
       contextValue: 'coevolve.generation',
@@ -229,7 +232,7 @@ export function pairNodes(ctx: TreeContext, view: TreeView, generation: number):
     const parts: string[] = [s ? successLabel(s.successes, s.plays) : successLabel(passed, plain.length)];
     // One classification, the controller's own (stored with the pair): the icon, this text and the tooltip agree.
     if (s) parts.push(inBand ? `${pairClassLabel[s.class]}, in band` : pairClassLabel[s.class] ?? s.class);
-    if (env) parts.push(`difficulty ${env.difficulty}`);
+    if (env) parts.push(designLevelLabel(env.difficulty));
     if (s && s.regret > 0) parts.push(`regret ${s.regret.toFixed(2)}`);
     if (runningHere > 0) parts.push(`${runningHere} running`);
     const icon: NodeIcon = runningHere > 0 && run.status === 'running'
@@ -255,7 +258,7 @@ export function pairNodes(ctx: TreeContext, view: TreeView, generation: number):
       description: parts.join(' · '),
       tooltip: [
         `pair ${p.pairId} (${p.source === 'child' ? 'a new child' : p.source === 'replay' ? 'replayed from the archive' : 'a seed'})`,
-        `environment ${p.envId}${env ? ` — ${env.title} (${env.family}, design difficulty ${env.difficulty})` : ''}`,
+        `environment ${p.envId}${env ? ` — ${env.title} (${env.family}, ${designLevelLabel(env.difficulty)})` : ''}`,
         `user ${p.userId}${user ? ` — ${userName(user, p.userId)}` : ''}`,
         s ? `success ${successLabel(s.successes, s.plays)} over the no-hint rollouts · pass@${k} ${pct(s.passAtK[k] ?? 0)} · pass^${k} ${pct(s.passHatK[k] ?? 0)}` : `${passed}/${plain.length} no-hint rollouts passed`,
         s ? `class: ${pairClassLabel[s.class] ?? s.class}${inBand ? ` (inside the ${pct(band.low)}–${pct(band.high)} band)` : ` (band ${pct(band.low)}–${pct(band.high)})`} · regret ${s.regret.toFixed(2)} (hint reward − plain reward) · fitness ${s.fitness.toFixed(2)}` : '',

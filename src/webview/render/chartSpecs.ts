@@ -106,7 +106,7 @@ export const chartSpecs: ChartSpec[] = [
   },
   {
     id: 'difficulty', title: 'Design difficulty', unit: 'level',
-    question: 'The specs\' own difficulty label (built-in families: levels 1–5), not a measurement.',
+    question: 'The specs\' own difficulty label (0–100; built-in families use levels 1–5), set by their knobs: not a measurement.',
     series: [
       { label: 'mean of played', value: (m) => m.meanDifficulty },
       { label: 'hardest played', value: (m) => m.difficulty.maxLevel },
@@ -114,7 +114,7 @@ export const chartSpecs: ChartSpec[] = [
   },
   {
     id: 'measured', title: 'Measured difficulty', unit: 'logit',
-    question: 'Fitted from outcomes (Rasch): archive difficulty against the agent\'s ability, on one scale.',
+    question: 'Fitted from outcomes (Rasch), in logits, 0 = the seeds\' mean: where the two lines meet the agent solves the archive half the time; one logit above its ability, about 27 %.',
     needs: (m) => m.measuredDifficulty !== undefined,
     series: [
       { label: 'archive (environment + user)', value: (m) => m.measuredDifficulty?.archive.mean ?? null },

@@ -2,7 +2,7 @@
 // operator that made it, its last success with counts, design and measured difficulty; a chosen node opens its
 // detail (what its change was, in knobs, then the diff) beside the tree.
 import { html, nothing, type TemplateResult } from 'lit';
-import { operatorLabel, successLabel } from '../names.js';
+import { designLevelLabel, difficultyScales, measuredLabel, operatorLabel, successLabel } from '../names.js';
 import type { DashboardView, LineageNode, RejectedChild, SpecView } from '../protocol.js';
 import { specPanel } from './specPanel.js';
 
@@ -22,14 +22,16 @@ function nodeLine(n: LineageNode, retiredPairs: number, selected: boolean, h: Li
     ${played
       ? html`<span class="rate" title=${`its ${played.pairs} pair(s) in generation ${played.generation}`}>${played.plays !== undefined && played.successes !== undefined ? successLabel(played.successes, played.plays) : `${Math.round(played.successRate * 100)} %`} <span class="dim">in g${played.generation}</span></span>`
       : html`<span class="dim">not played yet</span>`}
-    ${n.difficulty !== undefined ? html`<span class="dim" title="design difficulty: the spec's own label">design ${n.difficulty}</span>` : nothing}
-    ${n.measured ? html`<span class="dim" title=${`measured from ${n.measured.plays} plays (Rasch, logits), generation ${n.measured.generation}`}>measured ${n.measured.value.toFixed(2)} ± ${n.measured.se.toFixed(2)}</span>` : nothing}
+    ${n.difficulty !== undefined ? html`<span class="dim" title=${difficultyScales.design}>${designLevelLabel(n.difficulty)}</span>` : nothing}
+    ${n.measured ? html`<span class="dim" title=${`${difficultyScales.measured}. From ${n.measured.plays} plays, fitted in generation ${n.measured.generation}.`}>${measuredLabel(n.measured.value, n.measured.se)}</span>` : nothing}
     ${retiredPairs > 0 ? html`<span class="tag">${retiredPairs} pair${retiredPairs > 1 ? 's' : ''} retired</span>` : nothing}
     ${n.retired ? html`<span class="tag">retired: ${n.retired.replace('_', ' ')}</span>` : nothing}
   </button>`;
 }
 
 const rejectedLine = (r: RejectedChild): TemplateResult => html`<div class="lineage-node rejected"><span class="codicon codicon-circle-slash"></span> ${r.id} <span class="op">${operatorLabel(r.operator)}</span> <span class="dim">g${r.generation} · rejected: ${r.reason}</span></div>`;
+
+const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 export function lineageTree(v: DashboardView, kind: 'environment' | 'user', selectedId: string | undefined, h: LineageHandlers): TemplateResult {
   const nodes = v.lineage.filter((n) => n.kind === kind);
@@ -50,6 +52,7 @@ export function lineageTree(v: DashboardView, kind: 'environment' | 'user', sele
       ${kids.length || refused.length ? html`<ul>${kids.map(item)}${refused.map((r) => html`<li>${rejectedLine(r)}</li>`)}</ul>` : nothing}</li>`;
   };
   return html`<h2>${kind === 'environment' ? 'Environments' : 'Users'} <span class="dim">(${nodes.length} versions, ${rejected.length} rejected children)</span></h2>
+    ${kind === 'environment' ? html`<p class="dim scale-key" id="difficulty-key">${capitalized(difficultyScales.design)}. ${capitalized(difficultyScales.measured)}.</p>` : nothing}
     <ul class="lineage" id=${`lineage-${kind}`}>${roots.map(item)}</ul>`;
 }
 

@@ -83,5 +83,20 @@ describe('CLI output: human errors, one warning per run, progress in a pipe', fu
     assert.deepEqual(lines.slice(1, 4).map((l) => /^generation 1 \(2 of 5\): (\d)\/8 rollouts · success so far \d+% · \d+ s$/.exec(l)?.[1]), ['2', '4', '6']);
     assert.equal(lines[4], 'generation 1 (2 of 5): evolving population');
     assert.match(lines[5] ?? '', /^ {2}generation 1: success 50% · in band 25%/);
+    assert.match(lines[5] ?? '', / · design level 2\.0 · /, 'the design difficulty is named with its scale');
+  });
+
+  it('names both difficulty scales in a generation line with version-2 metrics: measured in logits, design as a level', () => {
+    let text = '';
+    const stream = { isTTY: false, write: (t: string) => { text += t; return true; } } as unknown as NodeJS.WriteStream;
+    const p = createProgressReporter(stream, () => 0);
+    const m = {
+      index: 0, successRate: 0.5, inBandShare: 0.25, meanDifficulty: 2.66, regret: 0.1, frontierYield: { accepted: 2, proposed: 3 }, agent: { id: 'agent-g0000', changed: false },
+      archiveBand: { inBandShare: 0.2, activePairs: 23 }, measuredDifficulty: { archive: { mean: -0.184, se: 0.1 } },
+    } as unknown as GenerationMetrics;
+    p.onProgress({ type: 'generation.finished', generation: 0, metrics: m });
+    assert.match(text, / · difficulty measured -0\.18 logits · /);
+    assert.match(text, / · design level 2\.7 · /);
+    assert.doesNotMatch(text, /difficulty \d/, 'no difficulty figure without its scale');
   });
 });

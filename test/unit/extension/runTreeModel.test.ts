@@ -35,11 +35,12 @@ describe('Runs tree model', () => {
   it('builds run → generation → pair → rollout lazily with stable keys', () => {
     const gens = childrenOf(live, view, runNode(live));
     assert.deepEqual(gens.map((g) => g.label), ['Generation 0', 'Generation 1', 'Generation 2']);
-    assert.match(gens[0]!.description, /success \d+% · pass\^3 \d+% · in band \d+% · difficulty [\d.]+ · 4 pairs/);
+    assert.match(gens[0]!.description, /success \d+% · pass\^3 \d+% · in band \d+% · design level \d\.\d · 4 pairs/);
+    assert.match(gens[0]!.tooltip ?? '', /design level \d\.\d \(mean of the pairs played\): design level: the spec's own difficulty label \(0–100; built-in families use levels 1–5\), set by its knobs, not measured/);
     const pairs = childrenOf(live, view, gens[0]!);
     assert.equal(pairs.length, 4);
     assert.match(pairs[0]!.label, / × /);
-    assert.match(pairs[0]!.description, /^\d\/3 passed \(\d+ %\) · (too easy|frontier|too hard)(, in band)? · difficulty \d/);
+    assert.match(pairs[0]!.description, /^\d\/3 passed \(\d+ %\) · (too easy|frontier|too hard)(, in band)? · design level \d/);
     const rollouts = childrenOf(live, view, pairs[0]!);
     assert.equal(rollouts.length, 4);
     assert.deepEqual(rollouts.map((r) => r.label), ['rollout 0', 'rollout 1', 'rollout 2', 'rollout 3 (hint play)']);
