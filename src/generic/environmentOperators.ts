@@ -8,6 +8,11 @@ import { sentencesOf, valuesIn } from './instructionFacts.js';
  * verifier or the oracle.
  */
 export const distractorFolder = 'old-notes';
+/**
+ * Expected effect of one step (logit scale, + harder) before the run measures it; design priors, not measurements:
+ * these leave the task fully stated, so they are weaker than a held-back fact (userCentricOperators.ts).
+ */
+export const environmentPriors = { distractors: 0.1, lessFeedback: 0.2, budget: 0.1 } as const;
 const feedbackSentence = /\b(tests?|pytest|verif(?:y|ier|ied)|checks?|checker)\b|\/tests\b/i;
 
 function distractorCount(env: EnvironmentSpec): number {
@@ -17,12 +22,12 @@ function distractorCount(env: EnvironmentSpec): number {
 export function environmentMoves(env: EnvironmentSpec): DesignMove[] {
   const moves: DesignMove[] = [];
   const n = distractorCount(env);
-  if (n < 6) moves.push({ id: 'env:distractors', direction: 'harder', knob: 'distractors', from: n, to: n + 2, description: `two look-alike files under ${distractorFolder}/ that the task does not use` });
-  if (n > 0) moves.push({ id: 'env:fewer-distractors', direction: 'easier', knob: 'distractors', from: n, to: Math.max(0, n - 2), description: 'two distractor files fewer' });
-  if (sentencesOf(env.instruction).some((s) => feedbackSentence.test(s))) moves.push({ id: 'env:less-feedback', direction: 'harder', knob: 'feedback', description: 'the instruction no longer names the tests or how the result is checked' });
+  if (n < 6) moves.push({ id: 'env:distractors', direction: 'harder', knob: 'distractors', from: n, to: n + 2, expectedEffect: environmentPriors.distractors, maxSteps: Math.max(1, Math.ceil((6 - n) / 2)), description: `two look-alike files under ${distractorFolder}/ that the task does not use` });
+  if (n > 0) moves.push({ id: 'env:fewer-distractors', direction: 'easier', knob: 'distractors', from: n, to: Math.max(0, n - 2), expectedEffect: -environmentPriors.distractors, maxSteps: Math.ceil(n / 2), description: 'two distractor files fewer' });
+  if (sentencesOf(env.instruction).some((s) => feedbackSentence.test(s))) moves.push({ id: 'env:less-feedback', direction: 'harder', knob: 'feedback', expectedEffect: environmentPriors.lessFeedback, maxSteps: 1, description: 'the instruction no longer names the tests or how the result is checked' });
   const lim = env.sandbox.limits;
-  if (lim.commandTimeoutSec > 4) moves.push({ id: 'env:tighter-budget', direction: 'harder', knob: 'budget', from: lim.commandTimeoutSec, to: Math.max(4, Math.floor(lim.commandTimeoutSec * 0.6)), description: 'shorter command timeout and less output per command' });
-  if (lim.commandTimeoutSec < 20) moves.push({ id: 'env:looser-budget', direction: 'easier', knob: 'budget', from: lim.commandTimeoutSec, to: Math.min(60, Math.ceil(lim.commandTimeoutSec / 0.6)), description: 'longer command timeout and more output per command' });
+  if (lim.commandTimeoutSec > 4) moves.push({ id: 'env:tighter-budget', direction: 'harder', knob: 'budget', from: lim.commandTimeoutSec, to: Math.max(4, Math.floor(lim.commandTimeoutSec * 0.6)), expectedEffect: environmentPriors.budget, description: 'shorter command timeout and less output per command' });
+  if (lim.commandTimeoutSec < 20) moves.push({ id: 'env:looser-budget', direction: 'easier', knob: 'budget', from: lim.commandTimeoutSec, to: Math.min(60, Math.ceil(lim.commandTimeoutSec / 0.6)), expectedEffect: -environmentPriors.budget, description: 'longer command timeout and more output per command' });
   return moves;
 }
 

@@ -14,6 +14,14 @@ import { asUserStatement, instructionFacts, sentencesOf, valuesIn, type Instruct
  * - disclose (easier): a held-back fact goes back into the instruction.
  */
 export const heldFactPrefix = 'held-';
+
+/**
+ * Expected effect of one step on difficulty (logit scale, + harder), the controller's starting point before the run
+ * measures the move. Design priors, not measurements: a held-back value is one an agent can only ask for or guess,
+ * so it is the strongest move; a mistaken statement costs only an agent that does not double-check; a vaguer opening
+ * leaves the instruction whole.
+ */
+export const userCentricPriors = { holdBack: 1, vaguerRequest: 0.2, mistakenStatement: 0.5, disclose: -1 } as const;
 const confirmWords = ['sure', 'confirm', 'correct', 'double-check'];
 
 /** Hidden facts that operators moved out of the instruction. */
@@ -41,17 +49,17 @@ export function movableFacts(env: EnvironmentSpec): InstructionFact[] {
 export function userCentricMoves(env: EnvironmentSpec): DesignMove[] {
   const moves: DesignMove[] = [];
   for (const f of movableFacts(env)) {
-    moves.push({ id: `user:hold-back:${f.id}`, direction: 'harder', knob: 'heldBack', description: `the user, not the instruction, knows: ${f.sentence.slice(0, 120)}` });
+    moves.push({ id: `user:hold-back:${f.id}`, direction: 'harder', knob: 'heldBack', expectedEffect: userCentricPriors.holdBack, maxSteps: 1, description: `the user, not the instruction, knows: ${f.sentence.slice(0, 120)}` });
   }
   const request = env.user.request.trim();
   if (sentencesOf(request).length > 1 || valuesIn(request).length > 0) {
-    moves.push({ id: 'user:vaguer-request', direction: 'harder', knob: 'ambiguity', description: 'the opening request keeps only its first sentence, without concrete values' });
+    moves.push({ id: 'user:vaguer-request', direction: 'harder', knob: 'ambiguity', expectedEffect: userCentricPriors.vaguerRequest, maxSteps: 1, description: 'the opening request keeps only its first sentence, without concrete values' });
   }
   for (const f of heldBackFacts(env)) {
     if (!env.user.request.includes(`\`${mistaken(factValues(f)[0] ?? '')}\``) && factValues(f).length > 0) {
-      moves.push({ id: `user:mistaken-statement:${f.id}`, direction: 'harder', knob: 'mistakes', description: `the user first states a wrong value for ${f.id}, correctable by asking` });
+      moves.push({ id: `user:mistaken-statement:${f.id}`, direction: 'harder', knob: 'mistakes', expectedEffect: userCentricPriors.mistakenStatement, maxSteps: 1, description: `the user first states a wrong value for ${f.id}, correctable by asking` });
     }
-    moves.push({ id: `user:disclose:${f.id}`, direction: 'easier', knob: 'heldBack', description: `the instruction states ${f.id} again` });
+    moves.push({ id: `user:disclose:${f.id}`, direction: 'easier', knob: 'heldBack', expectedEffect: userCentricPriors.disclose, maxSteps: 1, description: `the instruction states ${f.id} again` });
   }
   return moves;
 }

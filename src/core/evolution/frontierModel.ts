@@ -12,12 +12,24 @@ export interface FrontierModel {
   posteriorOf(envId: string, userId: string, plays?: AgedPlays[]): PairPosterior;
   /** The seed (root) user a user descends from: the user half of a niche. */
   userRoot(userId: string): string;
-  /** The fitted effect of one step of a move applied to this environment family (or to a user), else its prior. */
-  moveEffect(kind: 'environment' | 'user', family: string | undefined, op: string): number;
+  /**
+   * The fitted effect of one step of a move applied to this environment family (or to a user), else its prior:
+   * `prior` when the caller knows the move (its declared direction or expected effect), else by the id's prefix.
+   */
+  moveEffect(kind: 'environment' | 'user', family: string | undefined, op: string, prior?: number): number;
 }
 
 /** Prior of one step of a move's effect on difficulty (logit scale): by direction, ±0.35, sd 0.5 (ARCHITECTURE.md). */
 export const movePrior = { mean: 0.35, sd: 0.5 } as const;
+
+/**
+ * The prior effect of one step of a listed move before the run has measured it: the role's expected effect when it
+ * states one, else ±0.35 by the move's declared direction (ids need not start with "harder"/"easier": the generic
+ * operators' "user:hold-back:f2" is harder, "env:looser-budget" easier).
+ */
+export function stepPrior(move: { direction: 'harder' | 'easier'; expectedEffect?: number }): number {
+  return move.expectedEffect ?? (move.direction === 'harder' ? movePrior.mean : -movePrior.mean);
+}
 /** Prior sd of a child around its parent plus its moves' effects (the same content with one change). */
 export const childSd = 0.5;
 
@@ -119,10 +131,10 @@ export function buildFrontierModel(archive: Archive, agentId: string, band: RunC
     posterior,
     posteriorOf: (envId, userId, plays = []) => pairPosterior(plays, fit.predict(agentId, envId, userId), band),
     userRoot,
-    moveEffect: (kind, family, op) => {
+    moveEffect: (kind, family, op, prior) => {
       const id = fitMoveId(kind, family, op);
       const own = fit.moves.get(id);
-      if (own || op.includes(':')) return own?.value ?? priorOf(id).mean;
+      if (own || op.includes(':')) return own?.value ?? prior ?? priorOf(id).mean;
       // A move by direction only ("harder"): the role picks the knob, so its children record the knob moves they made
       // ("harder:hiddenState"); its effect is theirs, weighted by their plays, with the prior as one pseudo-play.
       const prefix = fitMoveId(kind, family, `${op}:`);

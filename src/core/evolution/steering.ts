@@ -4,6 +4,7 @@ import type { DesignMove } from '../roles/ports.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
 import type { PairEntry } from './archive.js';
+import { stepPrior } from './frontierModel.js';
 
 /**
  * The frontier controller's choice of children: for every candidate (a parent pair and one of its moves, or a new
@@ -32,8 +33,8 @@ export interface SteeringInput {
   userRoot: (userId: string) => string;
   envMoves: (env: EnvironmentSpec) => DesignMove[];
   userMoves: (user: UserProfile) => DesignMove[];
-  /** The fitted effect of one step of a move (environment moves per family, user moves across users). */
-  effectOf: (kind: 'environment' | 'user', family: string | undefined, moveId: string) => number;
+  /** The fitted effect of one step of a move (environment moves per family, user moves across users), else `prior`. */
+  effectOf: (kind: 'environment' | 'user', family: string | undefined, moveId: string, prior?: number) => number;
   /** Whether this move of this parent was already tried (its child is in the archive or was refused). */
   tried: (kind: 'environment' | 'user', parentId: string, operator: string) => boolean;
   count: number;
@@ -59,8 +60,9 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
     const niche = nicheOf(parent.envId, parent.userId);
     const env = input.envs.get(parent.envId)!;
     for (const move of input.envMoves(env)) {
-      const effect = input.effectOf('environment', env.family, move.id);
-      for (let times = 1; times <= maxSteps; times++) {
+      const effect = input.effectOf('environment', env.family, move.id, stepPrior(move));
+      // The controller never plans more steps than the move allows: a shorter child is not what was predicted.
+      for (let times = 1; times <= Math.min(maxSteps, move.maxSteps ?? maxSteps); times++) {
         if (input.tried('environment', parent.envId, Array.from({ length: times }, () => move.id).join('+'))) continue;
         const predicted = logistic(theta - (b(parent.envId) + times * effect) - u(parent.userId));
         candidates.push({ kind: 'environment', parent, move, times, predicted, niche, key: `e|${parent.envId}|${parent.userId}|${move.id}|${times}` });
@@ -68,7 +70,7 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
     }
     for (const move of input.userMoves(input.users.get(parent.userId)!).filter((m) => m.direction === 'harder')) {
       if (input.tried('user', parent.userId, move.id)) continue;
-      const predicted = logistic(theta - b(parent.envId) - (u(parent.userId) + input.effectOf('user', undefined, move.id)));
+      const predicted = logistic(theta - b(parent.envId) - (u(parent.userId) + input.effectOf('user', undefined, move.id, stepPrior(move))));
       candidates.push({ kind: 'user', parent, move, predicted, niche, key: `u|${parent.envId}|${parent.userId}|${move.id}` });
     }
   }

@@ -126,9 +126,12 @@ export interface DesignMove {
   to?: number | string;
   /**
    * Expected change of measured difficulty on the logit scale (+ harder), when the role has measured it (e.g. a
-   * calibration bench). The controller starts from it and learns each move's effect from the run's own outcomes.
+   * calibration bench) or states a design prior (the generic operators). The controller starts from it (else from
+   * ±0.35 by `direction`) and learns each move's effect from the run's own outcomes.
    */
   expectedEffect?: number;
+  /** Steps of this move in a row that this parent allows (holding back one fact is one step); absent: no known limit. */
+  maxSteps?: number;
   description: string;
 }
 
