@@ -1,8 +1,8 @@
 // A real demo run (environments/demo.run.yaml through the built CLI, on bubblewrap), made once per test process and
 // shared by the browser tests of the panels: what they render is what the engine wrote, not a fixture.
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { runCli } from './cli.js';
 
@@ -18,6 +18,14 @@ export function demoRunProblem(): string | undefined {
 export function demoRun(generations = 3): string {
   if (cached) return cached;
   const out = mkdtempSync(join(tmpdir(), 'coevolve-demo-run-'));
+  // COEVOLVE_TEST_DEMO_RUN=<a finished demo run directory> uses a copy of one made earlier, when working on the
+  // browser tests on a machine too loaded to make a fresh one each time (CI leaves it unset).
+  const given = process.env.COEVOLVE_TEST_DEMO_RUN;
+  if (given) {
+    if (!existsSync(join(given, 'manifest.json'))) throw new Error(`COEVOLVE_TEST_DEMO_RUN=${given} is not a run directory`);
+    cpSync(given, join(out, basename(given)), { recursive: true });
+    return (cached = join(out, basename(given)));
+  }
   const r = runCli(['run', resolve('environments/demo.run.yaml'), '--out', out, '--backend', 'bwrap', '--generations', String(generations)], { timeoutMs: 600_000 });
   if (r.code !== 0) throw new Error(`the demo run failed (exit ${r.code}):\n${r.stderr}\n${r.stdout}`);
   const dir = readdirSync(out).find((d) => existsSync(join(out, d, 'manifest.json')));

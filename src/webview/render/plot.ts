@@ -53,7 +53,7 @@ export function plotOptions(input: PlotInput): { opts: uPlot.Options; data: uPlo
   const grid = 'rgba(127,127,127,0.2)';
   const xs = Array.from({ length: n }, (_, i) => i);
   const data: (number | null)[][] = [xs];
-  const series: uPlot.Series[] = [{ label: 'generation', value: (_u, v) => (v === null ? '–' : `generation ${v}`) }];
+  const series: uPlot.Series[] = [{ label: 'generation', value: (_u, v) => (v === null ? '–' : `g${v}`) }];
   const bands: uPlot.Band[] = [];
   const compare = runs.length > 1;
   runs.forEach((r, ri) => {

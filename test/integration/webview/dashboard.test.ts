@@ -5,6 +5,7 @@ import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
 import { ViewData } from '../../../src/viewdata/viewRequests.js';
 import { demoRun, demoRunProblem } from '../../support/demoRun.js';
 import { needService } from '../../support/services.js';
+import { drawnLegends } from '../../support/rendered.js';
 import { barGeometry, chromiumProblem, cspViolations, launch, openPanel, type OpenedPanel } from './support.js';
 
 describe('run dashboard in Chromium on a real demo run', function () {
@@ -46,6 +47,10 @@ describe('run dashboard in Chromium on a real demo run', function () {
     assert.ok(values.every((v) => v !== '--' && v.trim() !== ''), `legend values: ${values.join(' | ')}`);
     const labels = await page.locator('#chart-success .u-legend .u-label').allTextContents();
     assert.ok(labels.some((l) => l.includes(' = ')), `identical series folded: ${labels.join(', ')}`);
+    // Each key sits above its plot, so a chart whose top is on screen shows which line is which.
+    const legends = await drawnLegends(page);
+    assert.equal(legends.length, charts);
+    for (const l of legends) assert.ok(l.gapAbovePlot >= 0, `the ${l.chart} key is above its plot (${l.gapAbovePlot.toFixed(1)} px)`);
     assert.deepEqual(await cspViolations(page), []);
   });
 
@@ -53,6 +58,12 @@ describe('run dashboard in Chromium on a real demo run', function () {
     await tab('lineage');
     const child = page.locator('#lineage-environment ul button.lineage-node').first();
     await child.waitFor();
+    // Both difficulty scales are named where their figures are: a key above the tree, a unit beside each figure.
+    assert.match((await page.locator('#difficulty-key').textContent()) ?? '', /^Design level: the spec's own difficulty label.*not measured\. Measured difficulty: fitted from outcomes \(Rasch model\), in logits; 0 is the mean of the seed/);
+    const nodes = (await page.locator('#lineage-environment').textContent()) ?? '';
+    assert.match(nodes, /design level \d/);
+    assert.match(nodes, /measured -?\d\.\d\d ± \d\.\d\d logits/);
+    assert.doesNotMatch(nodes, /design \d/, 'no design figure without its scale');
     await child.focus();
     await page.keyboard.press('Enter');
     await page.locator('#lineage-detail .knob-summary').waitFor();

@@ -1,0 +1,76 @@
+// What the browser actually drew, read from a webview frame (or a page): the bars' rendered geometry against the
+// values they carry, and the Content-Security-Policy violations the document recorded. Assertions on these catch
+// what a unit test of the render function cannot: a style the CSP dropped, a stylesheet that overrides a width.
+import type { Frame, Page } from 'playwright-core';
+
+/** The webview frame whose document has `selector` (code-server serves webview frames from the same origin). */
+export async function webviewFrame(page: Page, selector: string, timeoutMs = 30_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (await frame.locator(selector).count().catch(() => 0)) return frame;
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`no webview frame shows ${selector} within ${timeoutMs / 1000} s`);
+}
+
+export interface DrawnBars {
+  /** Bars on screen (a track wider than 0 px) that were checked. */
+  checked: number;
+  /** Values of the checked bars, to say which range the check covered (a negative one, one above 1…). */
+  values: number[];
+  /** One sentence per bar whose drawn fill is not where its value puts it (more than 1.5 px off). */
+  mismatches: string[];
+}
+
+/**
+ * Every visible `.vbar` (render/valueBar.ts) under `root`: the fill must start at (min(0, v) − lo) / (hi − lo) of
+ * the track and be |v| / (hi − lo) of it wide, measured with getBoundingClientRect, so a fill the CSP left at its
+ * stylesheet default (width 0, or 100 % as lit's styleMap once drew it) is a mismatch.
+ */
+export async function drawnBars(frame: Frame | Page, root = 'body'): Promise<DrawnBars> {
+  return frame.evaluate((rootSelector) => {
+    const out = { checked: 0, values: [] as number[], mismatches: [] as string[] };
+    for (const bar of document.querySelectorAll<HTMLElement>(`${rootSelector} .vbar`)) {
+      const track = bar.getBoundingClientRect();
+      if (track.width === 0) continue;
+      const fill = bar.querySelector<HTMLElement>('.vbar-fill')?.getBoundingClientRect();
+      const v = Number(bar.dataset.value), lo = Number(bar.dataset.lo), hi = Number(bar.dataset.hi);
+      const span = hi - lo || 1;
+      const left = ((Math.min(0, v) - lo) / span) * track.width;
+      const width = (Math.abs(v) / span) * track.width;
+      out.checked++;
+      out.values.push(v);
+      const label = bar.getAttribute('aria-label') ?? '?';
+      if (!fill) out.mismatches.push(`${label}: no fill drawn`);
+      else if (Math.abs(fill.left - track.left - left) > 1.5 || Math.abs(fill.width - width) > 1.5) {
+        out.mismatches.push(`${label} on [${lo}, ${hi}]: fill at ${(fill.left - track.left).toFixed(1)} px, ${fill.width.toFixed(1)} px wide; expected ${left.toFixed(1)} px, ${width.toFixed(1)} px of ${track.width.toFixed(1)} px`);
+      }
+    }
+    return out;
+  }, root);
+}
+
+/** securitypolicyviolation events the document recorded since it loaded (render/cspWatch.ts), or null if it has no watch. */
+export async function cspViolations(frame: Frame): Promise<unknown[] | null> {
+  return frame.evaluate(() => (window as unknown as { __coevolveCspViolations?: unknown[] }).__coevolveCspViolations ?? null);
+}
+
+export interface DrawnLegend {
+  chart: string;
+  /** The legend's text as drawn (labels and the values it shows without a pointer). */
+  text: string;
+  /** Pixels from the legend's bottom edge to the plot's top edge: >= 0 when the key is above its plot. */
+  gapAbovePlot: number;
+}
+
+/** Each dashboard chart's legend (uPlot's `.u-legend`) against its plot area (`.u-over`), as laid out on screen. */
+export async function drawnLegends(frame: Frame | Page): Promise<DrawnLegend[]> {
+  return frame.evaluate(() => [...document.querySelectorAll<HTMLElement>('figure.chart')].flatMap((fig) => {
+    const legend = fig.querySelector('.u-legend');
+    const over = fig.querySelector('.u-over');
+    if (!legend || !over) return [];
+    return [{ chart: fig.dataset.chart ?? '?', text: (legend.textContent ?? '').replace(/\s+/g, ' ').trim(), gapAbovePlot: over.getBoundingClientRect().top - legend.getBoundingClientRect().bottom }];
+  }));
+}
