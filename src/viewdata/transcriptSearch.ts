@@ -4,70 +4,143 @@ import { runLayout } from '../store/layout.js';
 import { readRollout } from '../store/runReader.js';
 import type { RolloutRow, SearchHit, SearchResult } from '../webview/protocol.js';
 import { stepText } from './stepText.js';
+import { TokenIndex } from './tokenIndex.js';
 
+/**
+ * One rollout's transcript as one string: the lowercased text of each step, joined by NUL, with where each step
+ * starts. A query (without NUL) then matches inside one step, and one indexOf per rollout says whether it matches.
+ */
 interface IndexedRollout {
-  /** Lowercased text of each step, and the step's id and source. */
-  steps: { id: number; source: string; text: string }[];
+  text: string;
+  starts: number[];
+  ids: number[];
+  sources: string[];
 }
 
+const separator = '\u0000';
+
 const snippetRadius = 60;
+/** How long one slice of the background build may read files before it lets other requests in. */
+const sliceMs = 12;
 
 /**
  * Full-text search across the transcripts of one run. A rollout file never changes once written, so each is read
- * once, the first time a search needs it, and its step texts stay in memory; later searches only scan strings.
- * The match is a case-insensitive substring, the same as the rollout viewer's own search.
+ * once: in the background from the first request on (the table opening), in slices that leave the event loop to
+ * other requests, and again for rollouts that finish later. Each rollout's step texts stay in memory and its words go
+ * into an inverted index (TokenIndex), so a query verifies only the rollouts that can contain it instead of scanning
+ * every transcript. The match is a case-insensitive substring, the same as the rollout viewer's own search.
  */
 export class TranscriptIndex {
   private readonly rollouts = new Map<string, IndexedRollout | null>();
+  /** Document number of each indexed rollout in `words` (rollouts that could not be read have none). */
+  private readonly docOf = new Map<string, number>();
+  private readonly docs: IndexedRollout[] = [];
+  private readonly words = new TokenIndex();
+  private readonly queue: RolloutRow[] = [];
+  private readonly queued = new Set<string>();
+  private building: Promise<void> | undefined;
+  /** Time spent reading and indexing, and rollouts indexed (for bench:editor). */
+  readonly stats = { buildMs: 0, indexed: 0 };
 
   constructor(private readonly dir: string) {}
 
-  private indexed(row: RolloutRow): IndexedRollout | null {
-    const hit = this.rollouts.get(row.id);
-    if (hit !== undefined) return hit;
+  /** Queues the rollouts of `rows` not read yet and resolves when every queued rollout has been read. */
+  ensure(rows: readonly RolloutRow[]): Promise<void> {
+    for (const row of rows) {
+      if (this.rollouts.has(row.id) || this.queued.has(row.id)) continue;
+      this.queued.add(row.id);
+      this.queue.push(row);
+    }
+    if (this.queue.length === 0) return this.building ?? Promise.resolve();
+    return (this.building ??= this.build().finally(() => (this.building = undefined)));
+  }
+
+  private async build(): Promise<void> {
+    while (this.queue.length > 0) {
+      const t0 = performance.now();
+      while (this.queue.length > 0 && performance.now() - t0 < sliceMs) {
+        const row = this.queue.shift()!;
+        this.queued.delete(row.id);
+        this.add(row);
+      }
+      this.stats.buildMs += performance.now() - t0;
+      if (this.queue.length > 0) await new Promise<void>((r) => setImmediate(r));
+    }
+  }
+
+  private add(row: RolloutRow): void {
     let record: RolloutRecord;
     try {
-      if (!existsSync(runLayout.rollout(this.dir, row.generation, row.id))) return null; // not written yet: ask again later
+      if (!existsSync(runLayout.rollout(this.dir, row.generation, row.id))) return; // not written yet: asked again later
       record = readRollout(this.dir, { generation: row.generation, id: row.id });
     } catch {
       this.rollouts.set(row.id, null);
-      return null;
+      return;
     }
-    const entry: IndexedRollout = {
-      steps: record.steps.map((s) => ({ id: s.step_id, source: s.source, text: stepText(s) })),
-    };
+    const texts = record.steps.map((st) => stepText(st).replaceAll(separator, ' '));
+    const starts: number[] = [];
+    let at = 0;
+    for (const t of texts) {
+      starts.push(at);
+      at += t.length + 1;
+    }
+    const entry: IndexedRollout = { text: texts.join(separator), starts, ids: record.steps.map((st) => st.step_id), sources: record.steps.map((st) => st.source) };
+    const doc = this.docs.push(entry) - 1;
+    this.words.add(doc, entry.text);
+    this.docOf.set(row.id, doc);
     this.rollouts.set(row.id, entry);
-    return entry;
+    this.stats.indexed++;
   }
 
   /** Rollouts (of `rows`, in their order) whose transcript contains `query`; the first `limit` with a snippet. */
-  search(rows: readonly RolloutRow[], query: string, limit: number, runDir: string): SearchResult {
-    const q = query.toLowerCase();
+  async search(rows: readonly RolloutRow[], query: string, limit: number, runDir: string): Promise<SearchResult> {
+    await this.ensure(rows);
+    return this.searchIndexed(rows, query, limit, runDir);
+  }
+
+  /** The search over what is indexed now (no waiting). */
+  searchIndexed(rows: readonly RolloutRow[], query: string, limit: number, runDir: string): SearchResult {
+    // NUL joins the steps of a transcript and is never inside one (replaced by a space when indexed).
+    const q = query.toLowerCase().replaceAll(separator, ' ');
+    const candidates = this.words.candidates(q, this.docs.length);
+    const exact = candidates !== null && TokenIndex.exact(q);
     const hits: SearchHit[] = [];
     let total = 0;
     let searched = 0;
     for (const row of rows) {
-      const r = this.indexed(row);
-      if (!r) continue;
+      const doc = this.docOf.get(row.id);
+      if (doc === undefined) continue;
       searched++;
-      let first: IndexedRollout['steps'][number] | undefined;
-      let at = -1;
-      let matches = 0;
-      for (const s of r.steps) {
-        const i = s.text.indexOf(q);
-        if (i < 0) continue;
-        matches++;
-        if (!first) {
-          first = s;
-          at = i;
-        }
+      if (candidates && !candidates[doc]) continue;
+      // A one-word query's candidates all match: the text is read only for the hits shown.
+      if (exact && hits.length >= limit) {
+        total++;
+        continue;
       }
-      if (!first) continue;
+      const r = this.docs[doc]!;
+      const at = r.text.indexOf(q);
+      if (at < 0) continue;
       total++;
-      if (hits.length < limit) hits.push({ row, stepId: first.id, source: first.source, snippet: snippet(first.text, at, q.length), matches });
+      // Which step, a snippet and how many steps match: only for the hits shown.
+      if (hits.length < limit) hits.push(hitOf(row, r, q, at));
     }
     return { runDir, query, total, hits, searched };
   }
+}
+
+function hitOf(row: RolloutRow, r: IndexedRollout, q: string, at: number): SearchHit {
+  let step = 0;
+  while (step + 1 < r.starts.length && r.starts[step + 1]! <= at) step++;
+  let matches = 0;
+  for (let i = step; i < r.starts.length; i++) {
+    const from = r.starts[i]!;
+    const to = i + 1 < r.starts.length ? r.starts[i + 1]! - 1 : r.text.length;
+    const found = r.text.indexOf(q, from);
+    if (found >= 0 && found + q.length <= to) matches++;
+  }
+  const from = r.starts[step]!;
+  const to = step + 1 < r.starts.length ? r.starts[step + 1]! - 1 : r.text.length;
+  return { row, stepId: r.ids[step]!, source: r.sources[step]!, snippet: snippet(r.text.slice(from, to), at - from, q.length), matches };
 }
 
 function snippet(text: string, at: number, length: number): string {

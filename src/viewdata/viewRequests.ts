@@ -64,7 +64,8 @@ export class ViewData {
     return table;
   }
 
-  private transcriptIndex(dir: string): TranscriptIndex {
+  /** The transcript index of a run directory (bench:editor reads its stats). */
+  transcriptIndex(dir: string): TranscriptIndex {
     let t = this.transcripts.get(dir);
     if (!t) this.transcripts.set(dir, (t = new TranscriptIndex(dir)));
     return t;
@@ -84,6 +85,8 @@ export class ViewData {
     'rollouts/table': (p) => {
       const live = this.runs.get(p.runDir);
       const table = this.table(live);
+      // The table opening is when the transcript index starts reading, in the background, ahead of any search.
+      void this.transcriptIndex(live.dir).ensure(table.rows);
       const running = live.run.generations.reduce((n, g) => n + g.inFlight.length, 0);
       return { runDir: p.runDir, runName: live.manifest.name, ...table.query(p), facets: table.facets, running };
     },
@@ -95,8 +98,11 @@ export class ViewData {
     },
     'rollouts/search': (p) => {
       const live = this.runs.get(p.runDir);
-      const rows = this.rows(live).filter((r) => rowPasses(r, p.filter));
-      return this.transcriptIndex(live.dir).search(rows, p.query, p.limit ?? 100, p.runDir);
+      const all = this.rows(live);
+      const index = this.transcriptIndex(live.dir);
+      // Every rollout of the run is queued (not only the filter's), so the next query with another filter waits on none.
+      void index.ensure(all);
+      return index.search(all.filter((r) => rowPasses(r, p.filter)), p.query, p.limit ?? 100, p.runDir);
     },
     'dataset/list': (p) => this.dataset.list(p),
     'eval/get': (p) => evalView(this.runs.get(p.runDir).dir, p.runDir),

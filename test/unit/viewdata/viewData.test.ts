@@ -65,8 +65,8 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
     assert.ok(failed.rows.every((r) => !r.success && r.status !== 'error'));
   });
 
-  it('searches the transcripts of every rollout, case-insensitively, with the matching step and a snippet', () => {
-    const r = data.handlers['rollouts/search']({ runDir, query: 'ONERROR' });
+  it('searches the transcripts of every rollout, case-insensitively, with the matching step and a snippet', async () => {
+    const r = await data.handlers['rollouts/search']({ runDir, query: 'ONERROR' });
     assert.ok(r.total > 0, 'the fixture hostile message is found');
     assert.equal(r.searched, openRun(runDir).rollouts.size);
     const hit = r.hits[0]!;
@@ -74,9 +74,9 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
     const view = data.handlers['rollout/get']({ runDir, generation: hit.row.generation, rolloutId: hit.row.id });
     const step = view.record?.steps.find((s) => s.step_id === hit.stepId);
     assert.ok(step && /onerror/i.test(step.message), 'the hit names a step whose text has the query');
-    const none = data.handlers['rollouts/search']({ runDir, query: 'no such text anywhere 9f3a' });
+    const none = await data.handlers['rollouts/search']({ runDir, query: 'no such text anywhere 9f3a' });
     assert.equal(none.total, 0);
-    const filtered = data.handlers['rollouts/search']({ runDir, query: 'onerror', filter: { generations: [2] } });
+    const filtered = await data.handlers['rollouts/search']({ runDir, query: 'onerror', filter: { generations: [2] } });
     assert.ok(filtered.hits.every((h) => h.row.generation === 2));
   });
 
