@@ -9,8 +9,11 @@
 //   - agent gain = frozen test-set success after generation 9 minus after generation 0 (the test set decides nothing);
 //   - "rising" difficulty: a generation's mean measured archive difficulty above the previous one's by more than its se;
 //   - user effect = parent minus child success of every evolved user of the final archive, same fresh ids (eval).
-//   node --import=tsx bench/efficacy/run.ts [--seeds 1,2] [--generations 10] [--keep DIR]
-import { spawnSync } from 'node:child_process';
+//   node --import=tsx bench/efficacy/run.ts [--seeds 1,2] [--generations 10] [--jobs 2] [--keep DIR]
+// --jobs N plays N seeds at once (each seed's run and evals stay in order; a run is the same at any concurrency), and
+// with --keep an interrupted bench picks up the runs it finished.
+import { spawn } from 'node:child_process';
+import pLimit from 'p-limit';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +26,7 @@ const arg = (name: string): string | undefined => {
 };
 const seeds = (arg('--seeds') ?? '1,2,3,4,5,2026').split(',').map(Number);
 const generations = Number(arg('--generations') ?? 10);
+const jobs = Math.max(1, Number(arg('--jobs') ?? 1));
 const shortAt = 4;
 /** Final active archive of the version-1 demo (commit b8f2104, same seeds, bwrap): the size the archive must keep. */
 const v1ArchiveSize: Record<number, number> = { 1: 34, 2: 35, 3: 32, 4: 35, 5: 33, 2026: 33 };
@@ -31,10 +35,17 @@ const config = resolve('environments/demo.run.yaml');
 const keep = arg('--keep');
 const work = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'coevolve-efficacy-'));
 
-function run(args: string[]): string {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`coevolve ${args.join(' ')} failed (${r.status}):\n${r.stderr.slice(-3000)}`);
-  return r.stdout;
+/** One CLI call; resolves with its stdout, rejects with the end of its stderr. */
+function run(args: string[]): Promise<string> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => (err = (err + b.toString('utf8')).slice(-3000)));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolveRun(Buffer.concat(out).toString('utf8')) : reject(new Error(`coevolve ${args.join(' ')} failed (${code}):\n${err}`))));
+  });
 }
 
 interface SeedFigures {
@@ -55,16 +66,18 @@ interface SeedFigures {
   inBandFinal: number;
 }
 
-function seedFigures(seed: number): SeedFigures {
+async function seedFigures(seed: number): Promise<SeedFigures> {
   const out = join(work, `seed-${seed}`);
   const existing = existsSync(out) ? readdirSync(out).find((d) => d.startsWith('demo-')) : undefined;
-  if (!existing) run(['run', config, '--backend', 'bwrap', '--seed', String(seed), '--generations', String(generations), '--out', out]);
+  if (!existing) await run(['run', config, '--backend', 'bwrap', '--seed', String(seed), '--generations', String(generations), '--out', out]);
   const runDir = join(out, readdirSync(out).find((d) => d.startsWith('demo-'))!);
-  const report = JSON.parse(run(['report', runDir, '--json'])) as { generations: GenerationMetrics[] };
+  // A kept run an earlier bench left unfinished is resumed (a no-op when it completed).
+  if (existing) await run(['resume', runDir, '--backend', 'bwrap']);
+  const report = JSON.parse(await run(['report', runDir, '--json'])) as { generations: GenerationMetrics[] };
   const gens = report.generations;
-  const evalAt = (extra: string[]): EvalResult => JSON.parse(run(['eval', runDir, '--backend', 'bwrap', '--n', '20', '--json', '--out', join(out, 'evals'), ...extra])) as EvalResult;
-  const short = evalAt(['--generation', String(shortAt), '--agent', String(shortAt)]);
-  const final = evalAt(['--no-user-effect']);
+  const evalAt = async (extra: string[]): Promise<EvalResult> => JSON.parse(await run(['eval', runDir, '--backend', 'bwrap', '--n', '20', '--json', '--out', join(out, 'evals'), ...extra])) as EvalResult;
+  const short = await evalAt(['--generation', String(shortAt), '--agent', String(shortAt)]);
+  const final = await evalAt(['--no-user-effect']);
   const difficulty = gens.slice(0, shortAt + 1).map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
   const risingSteps = difficulty.slice(1).filter((d, i) => d.mean - difficulty[i]!.mean > d.se).length;
   const heldOut = gens.map((g) => g.heldOut.test?.score.success ?? Number.NaN);
@@ -92,17 +105,18 @@ function seedFigures(seed: number): SeedFigures {
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
 const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '—');
-const rows: SeedFigures[] = [];
-for (const seed of seeds) {
+const limit = pLimit(jobs);
+// Rows in seed order whatever order the seeds finish in.
+const rows: SeedFigures[] = await Promise.all(seeds.map((seed) => limit(async () => {
   process.stderr.write(`seed ${seed}: ${generations} generations, then eval (load average ${loadavg()[0]!.toFixed(1)})\n`);
-  const r = seedFigures(seed);
-  rows.push(r);
+  const r = await seedFigures(seed);
   // Each seed's figures as soon as they exist, so a long bench shows what it has.
   process.stderr.write(`seed ${seed} done: ${JSON.stringify(r)}\n`);
-}
+  return r;
+})));
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-console.log(`# bench:efficacy — demo config, seeds ${seeds.join(', ')}, ${generations} generations, eval n = 20 fresh plays per pair (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
+console.log(`# bench:efficacy — demo config, seeds ${seeds.join(', ')}, ${generations} generations, ${jobs} at once, eval n = 20 fresh plays per pair (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
 console.log('');
 console.log('| seed | archive (v1) | in band by eval, gen 4 | mean abs(p - 0.5) | loop\'s own, gen 4 | measured difficulty gen 0 → 4 (rising steps) | held-out gen 0 → final | promotions (sig. worse) | evolved users: mean effect (n, outside realism) | in band by eval, final |');
 console.log('|---:|---:|---:|---:|---:|---|---|---:|---|---:|');
