@@ -105,31 +105,39 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
 const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '—');
-const limit = pLimit(jobs);
-// Rows in seed order whatever order the seeds finish in.
-const rows: SeedFigures[] = await Promise.all(seeds.map((seed) => limit(async () => {
-  process.stderr.write(`seed ${seed}: ${generations} generations, then eval (load average ${loadavg()[0]!.toFixed(1)})\n`);
-  const r = await seedFigures(seed);
-  // Each seed's figures as soon as they exist, so a long bench shows what it has.
-  process.stderr.write(`seed ${seed} done: ${JSON.stringify(r)}\n`);
-  return r;
-})));
 
-const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-console.log(`# bench:efficacy — demo config, seeds ${seeds.join(', ')}, ${generations} generations, ${jobs} at once, eval n = 20 fresh plays per pair (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
-console.log('');
-console.log('| seed | archive (v1) | in band by eval, gen 4 | mean abs(p - 0.5) | loop\'s own, gen 4 | measured difficulty gen 0 → 4 (rising steps) | held-out gen 0 → final | promotions (sig. worse) | evolved users: mean effect (n, outside realism) | in band by eval, final |');
-console.log('|---:|---:|---:|---:|---:|---|---|---:|---|---:|');
-for (const r of rows) {
-  const d = r.difficulty;
-  console.log(`| ${r.seed} | ${r.archive} (${r.v1Archive})${r.archive < r.v1Archive ? ' SHRANK' : ''} | ${pct(r.inBand)} | ${f2(r.meanAbs)} | ${pct(r.loopInBand)} | ${d.map((x) => f2(x.mean)).join(' → ')} (${r.risingSteps}/${d.length - 1}) | ${pct(r.heldOut[0]!)} → ${pct(r.heldOut[r.heldOut.length - 1]!)} (${r.gain >= 0 ? '+' : ''}${(r.gain * 100).toFixed(0)} pts) | ${r.promotions} (${r.worsePromotions}) | ${r.userEffects.length ? f2(mean(r.userEffects)) : '—'} (${r.userEffects.length}, ${r.realismOutside}) | ${pct(r.inBandFinal)} |`);
+async function main(): Promise<void> {
+  const limit = pLimit(jobs);
+  // Rows in seed order whatever order the seeds finish in.
+  const rows: SeedFigures[] = await Promise.all(seeds.map((seed) => limit(async () => {
+    process.stderr.write(`seed ${seed}: ${generations} generations, then eval (load average ${loadavg()[0]!.toFixed(1)})\n`);
+    const r = await seedFigures(seed);
+    // Each seed's figures as soon as they exist, so a long bench shows what it has.
+    process.stderr.write(`seed ${seed} done: ${JSON.stringify(r)}\n`);
+    return r;
+  })));
+
+  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  console.log(`# bench:efficacy — demo config, seeds ${seeds.join(', ')}, ${generations} generations, ${jobs} at once, eval n = 20 fresh plays per pair (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
+  console.log('');
+  console.log('| seed | archive (v1) | in band by eval, gen 4 | mean abs(p - 0.5) | loop\'s own, gen 4 | measured difficulty gen 0 → 4 (rising steps) | held-out gen 0 → final | promotions (sig. worse) | evolved users: mean effect (n, outside realism) | in band by eval, final |');
+  console.log('|---:|---:|---:|---:|---:|---|---|---:|---|---:|');
+  for (const r of rows) {
+    const d = r.difficulty;
+    console.log(`| ${r.seed} | ${r.archive} (${r.v1Archive})${r.archive < r.v1Archive ? ' SHRANK' : ''} | ${pct(r.inBand)} | ${f2(r.meanAbs)} | ${pct(r.loopInBand)} | ${d.map((x) => f2(x.mean)).join(' → ')} (${r.risingSteps}/${d.length - 1}) | ${pct(r.heldOut[0]!)} → ${pct(r.heldOut[r.heldOut.length - 1]!)} (${r.gain >= 0 ? '+' : ''}${(r.gain * 100).toFixed(0)} pts) | ${r.promotions} (${r.worsePromotions}) | ${r.userEffects.length ? f2(mean(r.userEffects)) : '—'} (${r.userEffects.length}, ${r.realismOutside}) | ${pct(r.inBandFinal)} |`);
+  }
+  const allEffects = rows.flatMap((r) => r.userEffects);
+  const effect = allEffects.length ? meanWithInterval(allEffects) : null;
+  console.log('');
+  console.log(`means: in band by eval ${pct(mean(rows.map((r) => r.inBand)))} (target >= 60 %, version 1: 30 %) · mean abs(p - 0.5) ${f2(mean(rows.map((r) => r.meanAbs)))} (version 1: 0.27) · archive ${mean(rows.map((r) => r.archive)).toFixed(1)} (version 1: ${mean(rows.map((r) => r.v1Archive)).toFixed(1)})`);
+  console.log(`held-out agent success: final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)}`);
+  console.log(`measured difficulty rising (gen mean above the previous by more than its se): ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps`);
+  console.log(effect ? `evolved users vs parent (parent - child success, fresh ids): ${effect.mean.toFixed(3)} [${effect.ci[0].toFixed(3)}, ${effect.ci[1].toFixed(3)}] over ${effect.n} users; outside realism bounds: ${rows.reduce((s, r) => s + r.realismOutside, 0)}` : 'evolved users: none in the final archives');
+  console.log(JSON.stringify({ bench: 'efficacy', seeds, generations, rows, userEffect: effect, load: loadavg() }));
+  if (!keep) rmSync(work, { recursive: true, force: true });
 }
-const allEffects = rows.flatMap((r) => r.userEffects);
-const effect = allEffects.length ? meanWithInterval(allEffects) : null;
-console.log('');
-console.log(`means: in band by eval ${pct(mean(rows.map((r) => r.inBand)))} (target >= 60 %, version 1: 30 %) · mean abs(p - 0.5) ${f2(mean(rows.map((r) => r.meanAbs)))} (version 1: 0.27) · archive ${mean(rows.map((r) => r.archive)).toFixed(1)} (version 1: ${mean(rows.map((r) => r.v1Archive)).toFixed(1)})`);
-console.log(`held-out agent success: final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)}`);
-console.log(`measured difficulty rising (gen mean above the previous by more than its se): ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps`);
-console.log(effect ? `evolved users vs parent (parent - child success, fresh ids): ${effect.mean.toFixed(3)} [${effect.ci[0].toFixed(3)}, ${effect.ci[1].toFixed(3)}] over ${effect.n} users; outside realism bounds: ${rows.reduce((s, r) => s + r.realismOutside, 0)}` : 'evolved users: none in the final archives');
-console.log(JSON.stringify({ bench: 'efficacy', seeds, generations, rows, userEffect: effect, load: loadavg() }));
-if (!keep) rmSync(work, { recursive: true, force: true });
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});
