@@ -34,13 +34,19 @@ export function facetsOf(rows: readonly RolloutRow[]): RolloutFacets {
   const families = new Set<string>();
   const users = new Set<string>();
   const tags = new Set<string>();
+  let lo = Infinity;
+  let hi = -Infinity;
   for (const r of rows) {
+    if (Number.isFinite(r.reward)) {
+      lo = Math.min(lo, r.reward);
+      hi = Math.max(hi, r.reward);
+    }
     gens.add(r.generation);
     if (r.family) families.add(r.family);
     users.add(r.userId);
     for (const t of r.tags) tags.add(t);
   }
-  return { generations: [...gens].sort((a, b) => a - b), families: [...families].sort(), users: [...users].sort(), tags: [...tags].sort() };
+  return { generations: [...gens].sort((a, b) => a - b), families: [...families].sort(), users: [...users].sort(), tags: [...tags].sort(), ...(lo <= hi ? { rewardRange: { lo, hi } } : {}) };
 }
 
 export interface TablePage {

@@ -293,6 +293,8 @@ export interface RolloutFacets {
   families: string[];
   users: string[];
   tags: string[];
+  /** Lowest and highest total reward in the run, so every window of rows draws its bars on one scale. */
+  rewardRange?: { lo: number; hi: number };
 }
 
 export interface RolloutTable {

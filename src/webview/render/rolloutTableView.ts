@@ -1,18 +1,28 @@
 // The flat rollout table of a run (every rollout across generations), sortable and filterable, with full-text
 // search over the transcripts and a side-by-side compare of two rollouts. Rows, filters, sorting and search are
 // answered by the data layer (rollouts/table, rollouts/search); this element only draws and asks.
+// Virtualized: only the rows on screen exist (lit-virtualizer), fetched in windows of `chunk` rows as they come into
+// view, so a sort or a filter over 10,000 rollouts asks for and draws one screen of rows.
+import '@lit-labs/virtualizer';
+import type { LitVirtualizer, RangeChangedEvent } from '@lit-labs/virtualizer';
 import { html, LitElement, nothing, type TemplateResult } from 'lit';
 import type { HostChannel } from '../rpc.js';
-import type { RolloutFilter, RolloutRow, RolloutSortKey, RolloutTable, RolloutView, SearchResult } from '../protocol.js';
+import type { RequestParamsOf, RolloutFilter, RolloutRow, RolloutSortKey, RolloutTable, RolloutView, SearchResult } from '../protocol.js';
 import { rewardBreakdown } from './rewardPanel.js';
 import { scaleFor, valueBar } from './valueBar.js';
 
 declare global {
   interface Window {
-    /** The last table query, from the action to the rows painted (read by bench:editor). */
-    __coevolveTable?: { action: string; requestMs: number; renderedMs: number; rows: number; total: number };
+    /**
+     * The last table query or search, from the action to its first rows painted (read by bench:editor): how many row
+     * elements exist then (virtualized: about a screen) and the id of the first one.
+     */
+    __coevolveTable?: { action: string; requestMs: number; renderedMs: number; rows: number; total: number; firstId?: string };
   }
 }
+
+/** Rows per rollouts/table request. */
+const chunk = 100;
 
 const columns: { key: RolloutSortKey; label: string; right?: boolean }[] = [
   { key: 'generation', label: 'gen', right: true },
@@ -28,6 +38,7 @@ const columns: { key: RolloutSortKey; label: string; right?: boolean }[] = [
 export class RolloutTableView extends LitElement {
   static override properties = {
     table: { state: true },
+    rowsShown: { state: true },
     filter: { state: true },
     sort: { state: true },
     query: { state: true },
@@ -37,11 +48,15 @@ export class RolloutTableView extends LitElement {
     error: { state: true },
   };
 
+  /** The last answer's total, facets and first window. */
   declare table: RolloutTable | undefined;
+  /** One entry per matching row; undefined until its window has been fetched. */
+  declare rowsShown: (RolloutRow | undefined)[];
   declare filter: RolloutFilter;
   declare sort: { key: RolloutSortKey; dir: 'asc' | 'desc' };
   declare query: string;
   declare search: SearchResult | undefined;
+  /** Rollouts chosen for the side-by-side compare (at most two), by id. */
   declare selected: string[];
   declare compare: [RolloutView, RolloutView] | undefined;
   declare error: string | undefined;
@@ -49,8 +64,12 @@ export class RolloutTableView extends LitElement {
   runDir = '';
   /** Human names of environments and users, by id (from the lineage). */
   names = new Map<string, string>();
-  private limit = 200;
+  private readonly chosenRows = new Map<string, RolloutRow>();
   private searchTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Bumped by every new query: windows answered for an older one are dropped. */
+  private epoch = 0;
+  private readonly windows = new Map<number, Promise<void>>();
+  private visible = { first: 0, last: chunk - 1 };
 
   constructor() {
     super();
@@ -58,6 +77,7 @@ export class RolloutTableView extends LitElement {
     this.sort = { key: 'generation', dir: 'asc' };
     this.query = '';
     this.selected = [];
+    this.rowsShown = [];
   }
 
   protected override createRenderRoot(): HTMLElement {
@@ -75,22 +95,92 @@ export class RolloutTableView extends LitElement {
     if (!this.table) void this.load('open');
   }
 
-  /** Asks for the page and records how long until its rows are painted (the same path a click takes). */
+  private params(offset: number): RequestParamsOf<'rollouts/table'> {
+    return { runDir: this.runDir, filter: this.filter, sort: this.sort, offset, limit: chunk };
+  }
+
+  /**
+   * Asks for the rows on screen (from the top after a sort or filter; where the user is for a live update) and
+   * records how long until they are painted (the same path a click takes).
+   */
   async load(action: string): Promise<void> {
     const t0 = performance.now();
+    const epoch = ++this.epoch;
+    const keep = action === 'live' || action === 'more';
+    const first = keep ? this.visible.first : 0;
     try {
-      const table = await this.channel.request('rollouts/table', { runDir: this.runDir, filter: this.filter, sort: this.sort, limit: this.limit });
+      const w = Math.floor(first / chunk);
+      const table = await this.channel.request('rollouts/table', this.params(w * chunk));
+      if (epoch !== this.epoch) return;
       const requestMs = performance.now() - t0;
+      this.windows.clear();
+      this.windows.set(w, Promise.resolve());
+      const rows = Array.from<RolloutRow | undefined>({ length: table.total });
+      table.rows.forEach((r, i) => (rows[table.offset + i] = r));
       this.table = table;
+      this.rowsShown = rows;
       this.error = undefined;
+      if (!keep) this.visible = { first: 0, last: chunk - 1 };
       await this.updateComplete;
-      requestAnimationFrame(() => {
-        window.__coevolveTable = { action, requestMs, renderedMs: performance.now() - t0, rows: table.rows.length, total: table.total };
-      });
-      if (this.query.trim()) void this.runSearch();
+      if (!keep) this.virtualizer()?.scrollTo({ top: 0 });
+      void this.ensure(this.visible.first, this.visible.last);
+      const firstId = rows[first]?.id;
+      await this.painted(() => firstId === undefined || this.querySelector(`.rollout-row[data-id="${CSS.escape(firstId)}"]`) !== null);
+      window.__coevolveTable = { action, requestMs, renderedMs: performance.now() - t0, rows: this.querySelectorAll('#rollouts .rollout-row').length, total: table.total, ...(firstId ? { firstId } : {}) };
+      if (this.query.trim() && !keep) void this.runSearch();
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
     }
+  }
+
+  /** Resolves at the first frame after `ready()` holds (the virtualizer lays rows out in its own frames). */
+  private painted(ready: () => boolean): Promise<void> {
+    const until = performance.now() + 10_000;
+    return new Promise((resolve) => {
+      const tick = (): void => {
+        if (ready() || performance.now() > until) requestAnimationFrame(() => resolve());
+        else requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+  }
+
+  private virtualizer(): LitVirtualizer | null {
+    return this.querySelector<LitVirtualizer>('lit-virtualizer.rollout-rows');
+  }
+
+  /** Fetches the windows covering rows first..last that are not fetched yet (for the current query). */
+  private async ensure(first: number, last: number): Promise<void> {
+    const total = this.table?.total ?? 0;
+    const work: Promise<void>[] = [];
+    for (let w = Math.floor(first / chunk); w <= Math.floor(Math.max(first, last) / chunk) && w * chunk < total; w++) {
+      let p = this.windows.get(w);
+      if (!p) this.windows.set(w, (p = this.fetchWindow(w, this.epoch)));
+      work.push(p);
+    }
+    await Promise.all(work);
+  }
+
+  private async fetchWindow(w: number, epoch: number): Promise<void> {
+    try {
+      const page = await this.channel.request('rollouts/table', this.params(w * chunk));
+      if (epoch !== this.epoch) return;
+      if (page.total !== this.table?.total) {
+        void this.load('live'); // rows came or went meanwhile: every window is out of place
+        return;
+      }
+      const rows = [...this.rowsShown];
+      page.rows.forEach((r, i) => (rows[page.offset + i] = r));
+      this.rowsShown = rows;
+    } catch (err) {
+      this.windows.delete(w);
+      this.error = err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  private onRange(e: RangeChangedEvent): void {
+    this.visible = { first: e.first, last: e.last };
+    void this.ensure(e.first, e.last);
   }
 
   private async runSearch(): Promise<void> {
@@ -101,11 +191,13 @@ export class RolloutTableView extends LitElement {
     }
     const t0 = performance.now();
     try {
-      this.search = await this.channel.request('rollouts/search', { runDir: this.runDir, query: q, filter: this.filter, limit: 100 });
+      const search = await this.channel.request('rollouts/search', { runDir: this.runDir, query: q, filter: this.filter, limit: 100 });
+      if (this.query.trim() !== q) return; // typed on meanwhile: a newer search is coming
+      const requestMs = performance.now() - t0;
+      this.search = search;
       await this.updateComplete;
-      requestAnimationFrame(() => {
-        window.__coevolveTable = { action: 'search', requestMs: performance.now() - t0, renderedMs: performance.now() - t0, rows: this.search?.hits.length ?? 0, total: this.search?.total ?? 0 };
-      });
+      await this.painted(() => true);
+      window.__coevolveTable = { action: 'search', requestMs, renderedMs: performance.now() - t0, rows: this.querySelectorAll('#search-hits li').length, total: search.total, ...(search.hits[0] ? { firstId: search.hits[0].row.id } : {}) };
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
     }
@@ -129,11 +221,14 @@ export class RolloutTableView extends LitElement {
 
   private toggle(row: RolloutRow): void {
     const has = this.selected.includes(row.id);
+    if (has) this.chosenRows.delete(row.id);
+    else this.chosenRows.set(row.id, row);
     this.selected = has ? this.selected.filter((x) => x !== row.id) : [...this.selected, row.id].slice(-2);
+    for (const id of [...this.chosenRows.keys()]) if (!this.selected.includes(id)) this.chosenRows.delete(id);
   }
 
   private async showCompare(): Promise<void> {
-    const rows = this.selected.map((id) => this.table?.rows.find((r) => r.id === id) ?? this.search?.hits.find((h) => h.row.id === id)?.row).filter((r): r is RolloutRow => r !== undefined);
+    const rows = this.selected.map((id) => this.chosenRows.get(id)).filter((r): r is RolloutRow => r !== undefined);
     if (rows.length !== 2) return;
     try {
       const [a, b] = await Promise.all(rows.map((r) => this.channel.request('rollout/get', { runDir: this.runDir, generation: r.generation, rolloutId: r.id })));
@@ -190,42 +285,45 @@ export class RolloutTableView extends LitElement {
   }
 
   private rows(t: RolloutTable): TemplateResult {
-    const scale = scaleFor(t.rows.map((r) => r.reward));
+    const range = t.facets.rewardRange;
+    const scale = scaleFor(range ? [range.lo, range.hi] : t.rows.map((r) => r.reward));
     const head = (c: (typeof columns)[number]): TemplateResult => {
       const sorted = this.sort.key === c.key;
-      return html`<th class=${c.right ? 'num' : ''} aria-sort=${sorted ? (this.sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
-        <button class="sort" data-sort=${c.key} @click=${() => this.sortBy(c.key)}>${c.label}${sorted ? (this.sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}</button></th>`;
+      return html`<span role="columnheader" class=${c.right ? 'num' : ''} aria-sort=${sorted ? (this.sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+        <button class="sort" data-sort=${c.key} @click=${() => this.sortBy(c.key)}>${c.label}${sorted ? (this.sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}</button></span>`;
     };
-    return html`<p class="dim" id="table-count">${t.total} rollout${t.total === 1 ? '' : 's'}${t.total > t.rows.length ? `, first ${t.rows.length} shown` : ''}${t.running ? ` · ${t.running} still running` : ''} · Enter opens a rollout, space selects it for comparison</p>
-      <table class="rollouts" id="rollouts">
-        <thead><tr><th><span class="sr-only">select</span></th>${columns.map(head)}<th>tags</th></tr></thead>
-        <tbody>${t.rows.map((r) => this.row(r, scale))}</tbody>
-      </table>
-      ${t.total > t.rows.length ? html`<vscode-button secondary id="table-more" @click=${() => { this.limit = Math.min(5000, this.limit * 2); void this.load('more'); }}>Show more</vscode-button>` : nothing}`;
+    return html`<p class="dim" id="table-count">${t.total} rollout${t.total === 1 ? '' : 's'}${t.running ? ` · ${t.running} still running` : ''} · Enter opens a rollout, space selects it for comparison</p>
+      <div class="rollout-grid" id="rollouts" role="table" aria-rowcount=${t.total + 1}>
+        <div class="rollout-head" role="row"><span role="columnheader"><span class="sr-only">select</span></span>${columns.map(head)}<span role="columnheader">tags</span></div>
+        ${t.total === 0 ? html`<p class="dim" id="no-rows">No rollout matches these filters.</p>` : html`<lit-virtualizer class="rollout-rows" role="rowgroup" scroller .items=${this.rowsShown}
+          .renderItem=${(r: RolloutRow | undefined, i: number) => this.row(r, i, scale)} @rangeChanged=${(e: RangeChangedEvent) => this.onRange(e)}></lit-virtualizer>`}
+      </div>`;
   }
 
-  private row(r: RolloutRow, scale: { lo: number; hi: number }): TemplateResult {
+  private row(r: RolloutRow | undefined, i: number, scale: { lo: number; hi: number }): TemplateResult {
+    if (!r) return html`<div class="rollout-row pending" role="row" aria-rowindex=${i + 2}><span class="cell dim" role="cell">…</span></div>`;
     const chosen = this.selected.includes(r.id);
     const outcome = r.status === 'error' ? 'error' : r.success ? 'passed' : r.status === 'truncated' ? 'truncated' : 'failed';
-    return html`<tr tabindex="0" class=${chosen ? 'chosen' : ''} data-id=${r.id} aria-selected=${chosen ? 'true' : 'false'}
+    return html`<div role="row" tabindex="0" class="rollout-row ${chosen ? 'chosen' : ''}" data-id=${r.id} data-index=${i} aria-rowindex=${i + 2} aria-selected=${chosen ? 'true' : 'false'}
       @keydown=${(e: KeyboardEvent) => {
+        if (e.target !== e.currentTarget) return;
         if (e.key === 'Enter') this.open(r);
         if (e.key === ' ') {
           e.preventDefault();
           this.toggle(r);
         }
       }} @dblclick=${() => this.open(r)}>
-      <td><input type="checkbox" .checked=${chosen} aria-label=${`select ${r.id}`} @change=${() => this.toggle(r)}></td>
-      <td class="num">${r.generation}</td>
-      <td title=${r.envId}>${this.name(r.envId)}</td>
-      <td title=${r.userId}>${this.name(r.userId)}</td>
-      <td class="num"><button class="link" @click=${() => this.open(r)} title=${`open ${r.id}`}>${r.trial}${r.hint ? ' (hint)' : ''}</button></td>
-      <td class="outcome-${outcome === 'truncated' ? 'failed' : outcome}">${outcome}</td>
-      <td class="num reward-cell"><span class="reward-num">${r.reward.toFixed(2)}</span>${valueBar(r.reward, scale, `reward of ${r.id}`)}</td>
-      <td class="num">${r.steps}</td>
-      <td class="num">${(r.durationMs / 1000).toFixed(1)} s</td>
-      <td>${r.tags.map((x) => html`<span class="tag">${x}</span>`)}</td>
-    </tr>`;
+      <span class="cell" role="cell"><input type="checkbox" .checked=${chosen} aria-label=${`select ${r.id}`} @change=${() => this.toggle(r)}></span>
+      <span class="cell num" role="cell">${r.generation}</span>
+      <span class="cell" role="cell" title=${r.envId}>${this.name(r.envId)}</span>
+      <span class="cell" role="cell" title=${r.userId}>${this.name(r.userId)}</span>
+      <span class="cell num" role="cell"><button class="link" @click=${() => this.open(r)} title=${`open ${r.id}`}>${r.trial}${r.hint ? ' (hint)' : ''}</button></span>
+      <span class="cell outcome outcome-${outcome === 'truncated' ? 'failed' : outcome}" role="cell">${outcome}</span>
+      <span class="cell num reward-cell" role="cell"><span class="reward-num">${r.reward.toFixed(2)}</span>${valueBar(r.reward, scale, `reward of ${r.id}`)}</span>
+      <span class="cell num" role="cell">${r.steps}</span>
+      <span class="cell num" role="cell">${(r.durationMs / 1000).toFixed(1)} s</span>
+      <span class="cell" role="cell">${r.tags.map((x) => html`<span class="tag">${x}</span>`)}</span>
+    </div>`;
   }
 
   private searchResults(): TemplateResult {

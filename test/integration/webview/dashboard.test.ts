@@ -74,23 +74,25 @@ describe('run dashboard in Chromium on a real demo run', function () {
 
   it('the rollout table sorts, filters, searches and compares two rollouts, with every reward bar drawn to its value', async () => {
     await tab('rollouts');
-    await page.locator('#rollouts tbody tr').first().waitFor();
+    await page.locator('#rollouts .rollout-row[data-id]').first().waitFor();
     const total = data.handlers['rollouts/table']({ runDir }).total;
     assert.match((await page.locator('#table-count').textContent()) ?? '', new RegExp(`^${total} rollouts`));
     await page.locator('button.sort[data-sort="reward"]').click();
     await page.waitForFunction(() => window.__coevolveTable?.action === 'sort');
-    const rewards = (await page.locator('#rollouts tbody td.reward-cell .reward-num').allTextContents()).map(Number);
+    // Virtualized: the rows on screen, in their row order.
+    const rewards = await page.$$eval('#rollouts .rollout-row[data-id]', (rows) => rows.sort((a, b) => Number((a as HTMLElement).dataset['index']) - Number((b as HTMLElement).dataset['index'])).map((r) => Number(r.querySelector('.reward-num')?.textContent)));
+    assert.ok(rewards.length > 0 && rewards.length <= total, `${rewards.length} rows drawn of ${total}`);
     assert.deepEqual(rewards, [...rewards].sort((a, b) => b - a), 'sorted by reward, highest first');
     const bars = await barGeometry(page);
     assert.equal(bars.length, rewards.length);
     for (const b of bars) assert.ok(Math.abs(b.width - b.expectedWidth) < 1.5 && Math.abs(b.left - b.expectedLeft) < 1.5, `${b.label}: ${b.width} vs ${b.expectedWidth}`);
     await page.locator('#filter-outcome').selectOption('failed');
     await page.waitForFunction(() => window.__coevolveTable?.action === 'filter');
-    const outcomes = new Set(await page.locator('#rollouts tbody tr td:nth-child(6)').allTextContents());
+    const outcomes = new Set(await page.locator('#rollouts .rollout-row[data-id] .outcome').allTextContents());
     assert.ok(!outcomes.has('passed'), `only failures: ${[...outcomes].join(', ')}`);
-    await page.locator('#rollouts tbody tr').nth(0).focus();
+    await page.locator('#rollouts .rollout-row[data-index="0"]').focus();
     await page.keyboard.press(' ');
-    await page.locator('#rollouts tbody tr').nth(1).focus();
+    await page.locator('#rollouts .rollout-row[data-index="1"]').focus();
     await page.keyboard.press(' ');
     await page.locator('#compare-selected').click();
     await page.locator('#rollout-compare .compare-side').nth(1).waitFor();
