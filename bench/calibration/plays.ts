@@ -4,6 +4,7 @@ import pLimit from 'p-limit';
 import { systemClock } from '../../src/core/ports/clock.js';
 import type { SandboxBackend } from '../../src/core/ports/sandbox.js';
 import { playRollout } from '../../src/core/rollout/engine.js';
+import type { RolloutRecord } from '../../src/core/rollout/trajectory.js';
 import type { AgentGenes } from '../../src/core/spec/agent.js';
 import { agentConfigSchema } from '../../src/core/spec/agent.js';
 import type { EnvironmentSpec } from '../../src/core/spec/environment.js';
@@ -25,6 +26,8 @@ export interface PlayResult {
   status: string;
   stop?: string;
   turns: number;
+  /** The whole record, for realism indicators of a cell. */
+  record: RolloutRecord;
 }
 
 const defaults = runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'calibration', population: { builtinFamilies: ['log-triage'] } });
@@ -54,6 +57,10 @@ export class Player {
     return Promise.all(ps.map(async (p) => (await this.play(p)).success));
   }
 
+  results(ps: Play[]): Promise<PlayResult[]> {
+    return Promise.all(ps.map((p) => this.play(p)));
+  }
+
   private async run(p: Play): Promise<PlayResult> {
     const record = await playRollout(
       {
@@ -69,6 +76,7 @@ export class Player {
       status: record.status,
       ...(record.userRating?.stopReason ? { stop: record.userRating.stopReason } : {}),
       turns: record.steps.filter((s) => s.source === 'agent').length,
+      record,
     };
   }
 }

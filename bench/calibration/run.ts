@@ -1,6 +1,6 @@
 // Calibration of the built-in side (issue 12): does every knob step, user behaviour step and gene step move the
 // default agent's success measurably? Figures only, never a timed assertion.
-//   npm run bench:calibration [-- --sections knobs,users,levels,genes --per-seed 10 --backend bwrap --concurrency 4]
+//   npm run bench:calibration [-- --sections knobs,users,moves,levels,genes --per-seed 10 --backend bwrap --concurrency 4]
 //
 // Method, fixed before any tuning:
 // - Seeds are 1-5 and 2026 (the efficacy audit's), fixed here and never chosen after the fact. Each seed gives
@@ -19,11 +19,13 @@ import type { AgentGenes } from '../../src/core/spec/agent.js';
 import type { EnvironmentSpec } from '../../src/core/spec/environment.js';
 import { loadRunConfig } from '../../src/core/spec/load.js';
 import type { UserProfile } from '../../src/core/spec/user.js';
+import type { RolloutRecord } from '../../src/core/rollout/trajectory.js';
 import type { KnobName, Knobs, TaskFamily } from '../../src/builtin/families/family.js';
 import { knobNames, resolveKnobs } from '../../src/builtin/families/family.js';
 import { builtinFamilies } from '../../src/builtin/families/registry.js';
 import { geneMoves } from '../../src/builtin/agentEvolver.js';
-import { cooperativeNovice } from '../../src/builtin/user/seedUsers.js';
+import { cooperativeNovice, seedUsers } from '../../src/builtin/user/seedUsers.js';
+import { realismIndicators, realismViolations } from '../../src/core/metrics/realismIndicators.js';
 import { applyUserMove, userMoves } from '../../src/builtin/user/userEvolver.js';
 import { createSandboxBackend } from '../../src/sandbox/factory.js';
 import type { Play } from './plays.js';
@@ -39,7 +41,7 @@ const opt = (name: string, fallback: string): string => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
 };
-const sections = new Set(opt('sections', 'knobs,users,levels,genes').split(','));
+const sections = new Set(opt('sections', 'knobs,users,moves,levels,genes').split(','));
 const perSeed = Number(opt('per-seed', '10'));
 const perSeedPooled = Number(opt('per-seed-pooled', '5'));
 const baseLevel = Number(opt('base-level', '2'));
@@ -172,6 +174,43 @@ async function userSection(player: Player): Promise<void> {
   json.users = all;
 }
 
+/**
+ * Every harder move of the user evolver from every seed user (the parents the loop starts from), each against its
+ * parent in the same run on the same content and rollout ids: the per-move effect the loop's admission rule sees, and
+ * whether the child's observable behaviour stays inside the realism indicator bounds.
+ */
+async function moveSection(player: Player): Promise<void> {
+  const n = perSeedPooled * calibrationSeeds.length * families.length;
+  out(`\n== User moves: each harder move of every seed user vs its parent, every family at level ${baseLevel}, pooled (paired; n = ${n} per cell) ==`);
+  out(`  ${pad('user / move', 34)} ${pad('change', 26)} ${pad('success [95% CI]', 17)} ${pad('Δ vs parent [95% CI]', 22)} ${pad('disc.', 6)} realism`);
+  const all: Record<string, unknown[]> = {};
+  const bites: string[] = [];
+  let moves = 0;
+  for (const parent of seedUsers()) {
+    const base = await player.results(pooledPlays(parent, () => defaultGenes));
+    const baseOk = base.map((r) => r.success);
+    const violations = (rs: { record: RolloutRecord }[]): string[] => realismViolations(realismIndicators(rs.map((r) => r.record), true));
+    const pv = violations(base);
+    out(`  ${pad(parent.id, 34)} ${pad('(parent)', 26)} ${pad(fmtRate(rate(baseOk)), 17)} ${pad('', 22)} ${pad('', 6)} ${pv.length ? pv.join('; ') : 'within'}`);
+    const rows: unknown[] = [];
+    for (const m of userMoves(parent, 'harder')) {
+      const p = applyUserMove(parent, m.id, 0);
+      if (!p.ok) continue;
+      moves++;
+      const res = await player.results(pooledPlays(p.child, () => defaultGenes));
+      const ok = res.map((r) => r.success);
+      const d = pairedDiff(baseOk, ok);
+      const v = violations(res);
+      if (d.high < 0) bites.push(`${parent.id} ${m.id}`);
+      out(`  ${pad(`  ${m.id}`, 34)} ${pad(`${m.from} → ${m.to}`, 26)} ${pad(fmtRate(rate(ok)), 17)} ${pad(fmtDiff(d), 22)} ${pad(String(d.discordant), 6)} ${v.length ? v.join('; ') : 'within'}`);
+      rows.push({ move: m.id, from: m.from, to: m.to, rate: rate(ok), step: d, violations: v });
+    }
+    all[parent.id] = rows;
+  }
+  out(`summary: ${bites.length} of ${moves} harder moves lower success with a 95 % interval below 0`);
+  json.moves = all;
+}
+
 async function levelSection(player: Player): Promise<void> {
   out(`\n== Success per level: default agent vs every gene at its best (user ${reference.id}; n = ${perSeed * calibrationSeeds.length} per cell) ==`);
   out(`  ${pad('family', 14)} ${pad('agent', 8)} ${[1, 2, 3, 4, 5].map((l) => pad(`L${l}`, 17)).join(' ')}`);
@@ -216,6 +255,7 @@ async function main(): Promise<void> {
   try {
     if (sections.has('knobs')) await knobSection(player);
     if (sections.has('users')) await userSection(player);
+    if (sections.has('moves')) await moveSection(player);
     if (sections.has('levels')) await levelSection(player);
     if (sections.has('genes')) await geneSection(player);
   } finally {
