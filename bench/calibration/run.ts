@@ -1,6 +1,6 @@
 // Calibration of the built-in side (issue 12): does every knob step, user behaviour step and gene step move the
 // default agent's success measurably? Figures only, never a timed assertion.
-//   npm run bench:calibration [-- --sections knobs,users,moves,levels,genes --per-seed 10 --backend bwrap --concurrency 4]
+//   npm run bench:calibration [-- --sections knobs,users,moves,levels,genes --per-seed 10 --backend bwrap --concurrency 4 --users ID,..]
 //
 // Method, fixed before any tuning:
 // - Seeds are 1-5 and 2026 (the efficacy audit's), fixed here and never chosen after the fact. Each seed gives
@@ -49,6 +49,8 @@ const concurrency = Number(opt('concurrency', '4'));
 const backendName = opt('backend', 'bwrap') as SandboxBackendName;
 const familyNames = opt('families', '').split(',').filter(Boolean);
 const families = builtinFamilies.filter((f) => familyNames.length === 0 || familyNames.includes(f.name));
+// --users a,b limits the moves section to those seed users (a tuning aid; the table names the users it played).
+const userNames = opt('users', '').split(',').filter(Boolean);
 
 const demo = loadRunConfig(readFileSync(resolve('environments/demo.run.yaml'), 'utf8'), 'environments/demo.run.yaml');
 // --genes '{...}' plays another starting agent (a tuning aid); the table always prints the genes it used.
@@ -186,7 +188,7 @@ async function moveSection(player: Player): Promise<void> {
   const all: Record<string, unknown[]> = {};
   const bites: string[] = [];
   let moves = 0;
-  for (const parent of seedUsers()) {
+  for (const parent of seedUsers().filter((u) => userNames.length === 0 || userNames.includes(u.id))) {
     const base = await player.results(pooledPlays(parent, () => defaultGenes));
     const baseOk = base.map((r) => r.success);
     const violations = (rs: { record: RolloutRecord }[]): string[] => realismViolations(realismIndicators(rs.map((r) => r.record), true));

@@ -13,19 +13,39 @@ const toneOnRepeat = { calm: 'As I said, ', frustrated: 'I already told you that
 const unavailableAsk = 'Also, please email the result to my boss when you are done.';
 
 /**
- * How a user's knobs shape what it says, as smooth functions so that every step of a knob changes outcomes:
- * - a fact it is asked about is told in full with probability cooperativeness^(1 + 4 ambiguity + expertise term);
- *   otherwise the answer names the topic but not the value (a fully cooperative user always answers in full);
- * - in its opening message a precise user volunteers each needed fact with probability 0.3 - ambiguity (if positive);
- * - patience is counted in agent turns (commands and messages): past half of it the user may stop waiting, with
- *   probability rising linearly to 1 at 1.5 x patience (then the goal is not met), and a user asked more questions
- *   than its patience stops talking.
+ * How a user's knobs shape what it says. Each knob is its own mechanism, graded so that every step of it costs the
+ * agent a little more of its question budget (npm run bench:calibration, "User moves"), and each is one a careful
+ * agent can cope with by asking again:
+ * - cooperativeness and expertise: a fact it is asked about is told in full with probability
+ *   cooperativeness^(1 + expertise term); otherwise the answer names the topic but not the value (partial
+ *   cooperation; a fully cooperative user always answers in full);
+ * - ambiguity: the first answer about a fact is too vague to act on with probability `vagueFirst` x ambiguity (asked
+ *   again, the user says it precisely); only a fact asked about on its own is sure to be answered: in a message that
+ *   asks about several, each after the first is answered with probability 1 - ambiguity (the rest go unanswered,
+ *   to be asked again); an upfront user's opening states its facts the same way; an on-request user volunteers
+ *   each needed fact in its opening with probability 0.3 - ambiguity (if positive);
+ * - patience is counted in agent turns (commands and messages): past a third of it the user may stop waiting, with
+ *   an even chance at patience turns and certainty at 5/3 x patience (then the goal is not met), so every step of patience moves
+ *   outcomes over the 5-25 turns the built-in agent takes; a user asked more questions than its patience stops talking;
+ * - tangent: a drifting user answers the first fact of a reply with small talk instead, with probability
+ *   `tangentChance`; fragments: an answer is cut off before its value with probability `cutOff`, and facts past
+ *   the first of an answer trickle in with the next reply.
  */
 export const userModel = {
-  ambiguityWeight: 4,
   expertiseTerm: { expert: 0, intermediate: 0.5, novice: 1 } as Record<UserProfile['persona']['expertise'], number>,
   volunteerAt: 0.3,
+  vagueFirst: 0.5,
+  tangentChance: 0.2,
+  cutOff: 0.1,
+  /** waited = clamp(patienceIntercept - patienceSlope x turns / patience): 1 up to turns = patience / 3, one half at turns = patience, 0 at 5/3 x patience. */
+  patienceIntercept: 1.25,
+  patienceSlope: 0.75,
 };
+
+/** Chance that a user whose patience is `patience` agent turns waits for an agent that took `turns`. */
+export function waitChance(turns: number, patience: number): number {
+  return Math.min(1, Math.max(0, userModel.patienceIntercept - (userModel.patienceSlope * turns) / patience));
+}
 
 /** The built-in simulated user: reveals hidden facts by keyword rules, shaped by its behaviour knobs; rates by rules. */
 export function createRuleBasedUser(): UserRole {
@@ -34,8 +54,12 @@ export function createRuleBasedUser(): UserRole {
 
 /** Chance that one answer about a fact tells its value. */
 export function fullAnswerChance(profile: UserProfile): number {
-  const b = profile.behavior;
-  return b.cooperativeness ** (1 + userModel.ambiguityWeight * b.ambiguity + userModel.expertiseTerm[profile.persona.expertise]);
+  return profile.behavior.cooperativeness ** (1 + userModel.expertiseTerm[profile.persona.expertise]);
+}
+
+/** Chance that a fact after the first in one message (a question or an upfront opening) is answered at all. */
+export function bundledAnswerChance(profile: UserProfile): number {
+  return 1 - profile.behavior.ambiguity;
 }
 
 class RuleBasedUserEpisode implements UserEpisode {
@@ -68,8 +92,11 @@ class RuleBasedUserEpisode implements UserEpisode {
     // Ambiguity: a vague user drops the specifics of the request; a precise one volunteers some of what the agent needs.
     parts.push(b.ambiguity >= 0.7 ? `${request.split(/[,.?!]/)[0] ?? request}... you know, the usual thing.` : request);
     const volunteer = Math.max(0, userModel.volunteerAt - b.ambiguity);
+    // An upfront user states its facts as one long answer: each in full as often as it would answer it, and past the
+    // first only as often as a vague user keeps track of a long message.
+    const full = fullAnswerChance(this.profile), bundled = bundledAnswerChance(this.profile);
     const disclose = b.disclosure === 'upfront'
-      ? this.facts
+      ? this.facts.filter((f, i) => this.rng.fork(`open/${f.id}`).chance(full * (i === 0 ? 1 : bundled)))
       : this.facts.filter((f) => this.env.user.requiredFacts.includes(f.id) && this.rng.fork(`open/${f.id}`).chance(volunteer));
     for (const f of disclose) this.disclosed.add(f.id);
     parts.push(...disclose.map((f) => f.text));
@@ -112,25 +139,34 @@ class RuleBasedUserEpisode implements UserEpisode {
       parts.push(`${toneOnRepeat[b.errorReaction]}${repeated.map((f) => f.text).join(' ')}`);
       return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
     }
-    let answer = b.disclosure === 'incremental' ? fresh.slice(0, 1) : fresh;
+    // Asked about several facts at once, a user answers the first; each other one only as often as it keeps track.
+    const bundled = bundledAnswerChance(this.profile);
+    let answer = b.disclosure === 'incremental' ? fresh.slice(0, 1) : fresh.filter((f, i) => i === 0 || this.rng.fork(`bundle/${f.id}/${n}`).chance(bundled));
     if (b.nonCollaborative.includes('fragments') && answer.length > 1) {
       this.pending.push(...answer.slice(1));
       answer = answer.slice(0, 1);
+    }
+    // A drifting user talks about something else instead of the first fact.
+    if (b.nonCollaborative.includes('tangent') && this.rng.fork(`drift/${n}`).chance(userModel.tangentChance)) {
+      parts.push(this.rng.fork(`tangent-pick/${n}`).pick(tangents));
+      answer = answer.slice(1);
     }
     const full = fullAnswerChance(this.profile);
     for (const f of answer) {
       const time = (this.asked.get(f.id) ?? 0) + 1;
       this.asked.set(f.id, time);
-      // A partial answer names the topic but not the value, so the agent has to ask again.
-      if (this.rng.fork(`answer/${f.id}/${time}`).chance(full)) {
+      // A partial answer names the topic but not the value, so the agent has to ask again; so does a vague first one.
+      const vague = time === 1 && this.rng.fork(`vague/${f.id}`).chance(userModel.vagueFirst * b.ambiguity);
+      const cut = b.nonCollaborative.includes('fragments') && this.rng.fork(`cut/${f.id}/${time}`).chance(userModel.cutOff);
+      if (this.rng.fork(`answer/${f.id}/${time}`).chance(full) && !vague && !cut) {
         this.disclosed.add(f.id);
         disclosedNow.push(f.id);
         parts.push(f.text);
       } else {
-        parts.push(`Hmm, about the ${f.keywords[0] ?? 'details'}... I do not remember exactly right now.`);
+        parts.push(vague ? `Oh, the ${f.keywords[0] ?? 'details'}... the usual one, you know what I mean.`
+          : cut ? `the ${f.keywords[0] ?? 'details'} is uh` : `Hmm, about the ${f.keywords[0] ?? 'details'}... I do not remember exactly right now.`);
       }
     }
-    if (b.nonCollaborative.includes('tangent') && this.rng.fork(`tangent/${n}`).chance(0.3)) parts.push(this.rng.fork(`tangent-pick/${n}`).pick(tangents));
     return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
   }
 
@@ -140,8 +176,8 @@ class RuleBasedUserEpisode implements UserEpisode {
     const agentText = agentWords(input.steps);
     const contradicted = this.facts.filter((f) => this.env.user.requiredFacts.includes(f.id) && contradicts(f, this.facts, agentText)).map((f) => f.id);
     const turns = input.steps.filter((s) => s.source === 'agent').length;
-    // Patience is counted in agent turns: past half of it the user may have stopped waiting, whatever the result.
-    const waited = this.rng.fork('waited').chance(Math.min(1, Math.max(0, 1.5 - turns / this.patience)));
+    // Patience is counted in agent turns: past a third of it the user may have stopped waiting, whatever the result.
+    const waited = this.rng.fork('waited').chance(waitChance(turns, this.patience));
     const goalMet = input.submitted && passed && contradicted.length === 0 && waited;
     const reasons: string[] = [];
     let score = 5;
@@ -149,7 +185,7 @@ class RuleBasedUserEpisode implements UserEpisode {
       score -= 2;
       reasons.push(!input.submitted ? 'the task was not handed in' : !waited ? `it took ${turns} turns and I stopped waiting (patience ${this.patience})` : !passed ? 'the result is wrong' : `it went against what I said about ${contradicted.join(', ')}`);
     }
-    if (waited && turns > this.patience * 0.5) { score -= 1; reasons.push(`it took ${turns} turns`); }
+    if (waited && turns > this.patience / 3) { score -= 1; reasons.push(`it took ${turns} turns`); }
     if (this.repeats > 0) { score -= Math.min(2, this.repeats); reasons.push(`I had to repeat myself ${this.repeats} time(s)`); }
     if (!goalMet && b.errorReaction !== 'calm') { score -= 1; reasons.push(b.errorReaction === 'accusatory' ? 'and that is not acceptable' : 'which is frustrating'); }
     if (b.nonCollaborative.includes('unavailable_request') && !/\b(can ?not|can't|unable)\b/i.test(agentText)) { score -= 1; reasons.push('my email request was ignored'); }

@@ -24,7 +24,7 @@ const within = (name: 'cooperativeness' | 'patience' | 'ambiguity', v: number): 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /** Step sizes, chosen so that one step moves the default agent's success measurably (npm run bench:calibration). */
-export const userSteps = { ambiguity: 0.15, cooperativeness: 0.1, patienceFactor: 0.8 };
+export const userSteps = { ambiguity: 0.15, cooperativeness: 0.1, patienceFactor: 0.75 };
 
 // A step that would cross a bound stops at it; a knob already at its bound has no move past it.
 const clampTo = (name: 'cooperativeness' | 'patience' | 'ambiguity', v: number): number => Math.min(realismBounds[name].max, Math.max(realismBounds[name].min, v));
@@ -62,7 +62,9 @@ function moveDefs(): UserMoveDef[] {
     { name: 'more_expertise', direction: 'easier', knob: 'expertise', description: 'more expert: answers technical questions more precisely', apply: expertiseStep(-1) },
   ];
   for (const mode of nonCollaborativeModes) {
-    defs.push({
+    // An unavailable request costs the user's satisfaction, never the goal: an agent that says it cannot do it
+    // copes fully, so enabling it is no harder move (it would only be refused as not harder).
+    if (mode !== 'unavailable_request') defs.push({
       name: `enable_${mode}`, direction: 'harder', knob: 'nonCollaborative', description: `starts the non-collaborative behaviour "${mode}"`,
       apply: (b, p) => (b.nonCollaborative.includes(mode) || b.nonCollaborative.length >= realismBounds.maxNonCollaborativeModes ? undefined
         : { b: { ...b, nonCollaborative: [...b.nonCollaborative, mode] }, p, from: b.nonCollaborative.join(',') || 'none', to: [...b.nonCollaborative, mode].join(',') }),

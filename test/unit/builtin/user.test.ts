@@ -7,33 +7,63 @@ import { findFamily } from '../../../src/builtin/families/registry.js';
 import { createRuleBasedUser } from '../../../src/builtin/user/ruleBasedUser.js';
 import { cooperativeNovice, seedUsers } from '../../../src/builtin/user/seedUsers.js';
 import { applyUserMove, createBuiltinUserEvolver, evolveUser, userMoves } from '../../../src/builtin/user/userEvolver.js';
-import { fullAnswerChance } from '../../../src/builtin/user/ruleBasedUser.js';
+import { bundledAnswerChance, fullAnswerChance, userModel, waitChance } from '../../../src/builtin/user/ruleBasedUser.js';
 
 const env = findFamily('csv-report')!.generate({ level: 5 }, createRng(3));
 const withBehavior = (b: Partial<UserProfile['behavior']>): UserProfile => userProfileSchema.parse({ ...cooperativeNovice(), behavior: { ...cooperativeNovice().behavior, ...b } });
 const user = createRuleBasedUser();
+/** A user that has opened, and what it has told so far (the opening included: a precise user volunteers facts). */
+const talk = async (b: Partial<UserProfile['behavior']>, seed: number) => {
+  const ep = user.begin({ env, profile: withBehavior(b), rng: createRng(seed) });
+  const told = new Set((await ep.open()).disclosedFacts);
+  const ask = async (q: string) => { const r = await ep.reply(q); for (const f of r.disclosedFacts) told.add(f); return r; };
+  return { ep, told, ask };
+};
 
 describe('rule-based user', () => {
   it('says it is not an LLM', () => assert.match(user.label, /not an LLM/));
 
-  it('upfront: states every fact in the opening message', async () => {
-    const ep = user.begin({ env, profile: withBehavior({ disclosure: 'upfront' }), rng: createRng(1) });
+  it('upfront: a fully cooperative, precise user states every fact in the opening message', async () => {
+    const ep = user.begin({ env, profile: withBehavior({ disclosure: 'upfront', cooperativeness: 1, ambiguity: 0 }), rng: createRng(1) });
     const open = await ep.open();
     assert.deepEqual(open.disclosedFacts.sort(), env.user.facts.map((f) => f.id).sort());
     for (const f of env.user.facts) assert.ok(open.message.includes(f.text));
   });
 
-  it('on_request: answers only what the question is about, and every matching fact', async () => {
-    const ep = user.begin({ env, profile: withBehavior({ disclosure: 'on_request', cooperativeness: 1, ambiguity: 0.5 }), rng: createRng(1) });
-    assert.deepEqual((await ep.open()).disclosedFacts, []);
-    const r = await ep.reply('Which column should I sum up?');
-    assert.deepEqual(r.disclosedFacts, ['column']);
-    const both = await ep.reply('Where should I save it, and how should I group it?');
-    assert.deepEqual(both.disclosedFacts.sort(), ['group', 'output']);
+  it('upfront: a less cooperative or vaguer user leaves facts out of its opening, and tells them when asked', async () => {
+    const left = async (b: Partial<UserProfile['behavior']>) => {
+      let out = 0;
+      for (let seed = 0; seed < 200; seed++) out += env.user.facts.length - (await user.begin({ env, profile: withBehavior({ disclosure: 'upfront', ...b }), rng: createRng(seed) }).open()).disclosedFacts.length;
+      return out;
+    };
+    const [precise, lessCoop, vaguer] = [await left({ cooperativeness: 1, ambiguity: 0 }), await left({ cooperativeness: 0.9, ambiguity: 0 }), await left({ cooperativeness: 1, ambiguity: 0.3 })];
+    assert.equal(precise, 0);
+    assert.ok(lessCoop > 0 && vaguer > 0, `${lessCoop} ${vaguer}`);
+    for (let seed = 0; seed < 50; seed++) {
+      const ep = user.begin({ env, profile: withBehavior({ disclosure: 'upfront', cooperativeness: 1, ambiguity: 0.6 }), rng: createRng(seed) });
+      const open = await ep.open();
+      const missing = env.user.facts.find((f) => !open.disclosedFacts.includes(f.id));
+      if (!missing) continue;
+      // Asked on its own, by a keyword of its own, the left-out fact is told (a vague first answer is asked again).
+      const first = await ep.reply(`About the ${missing.keywords[0]}?`);
+      const told = first.disclosedFacts.includes(missing.id) || (await ep.reply(`About the ${missing.keywords[0]}, precisely?`)).disclosedFacts.includes(missing.id);
+      assert.ok(told, `seed ${seed}: ${missing.id}`);
+    }
+  });
+
+  it('on_request: tells nothing unasked, answers only what the question is about, and every matching fact in time', async () => {
+    for (let seed = 0; seed < 50; seed++) {
+      const t = await talk({ disclosure: 'on_request', cooperativeness: 1, ambiguity: 0.3 }, seed);
+      assert.deepEqual([...t.told], [], `seed ${seed}: nothing unasked`);
+      for (let i = 0; i < 3; i++) for (const f of (await t.ask('Which column should I sum up?')).disclosedFacts) assert.equal(f, 'column');
+      assert.deepEqual([...t.told], ['column'], `seed ${seed}`);
+      for (let i = 0; i < 4; i++) await t.ask('Where should I save it, and how should I group it?');
+      assert.deepEqual([...t.told].sort(), ['column', 'group', 'output'], `seed ${seed}`);
+    }
   });
 
   it('incremental: one fact per answer', async () => {
-    const ep = user.begin({ env, profile: withBehavior({ disclosure: 'incremental', cooperativeness: 1, ambiguity: 0.5 }), rng: createRng(1) });
+    const ep = user.begin({ env, profile: withBehavior({ disclosure: 'incremental', cooperativeness: 1, ambiguity: 0 }), rng: createRng(1) });
     await ep.open();
     const r = await ep.reply('Where should I save it, and how should I group it?');
     assert.equal(r.disclosedFacts.length, 1);
@@ -48,7 +78,7 @@ describe('rule-based user', () => {
   });
 
   it('runs out of patience after N agent messages, and reacts to repeated questions in its tone', async () => {
-    const ep = user.begin({ env, profile: withBehavior({ patience: 3, cooperativeness: 1, errorReaction: 'accusatory', ambiguity: 0.5 }), rng: createRng(1) });
+    const ep = user.begin({ env, profile: withBehavior({ patience: 3, cooperativeness: 1, errorReaction: 'accusatory', ambiguity: 0 }), rng: createRng(1) });
     await ep.open();
     await ep.reply('Which column should I sum up?');
     const again = await ep.reply('Which column should I sum up?');
@@ -81,14 +111,91 @@ describe('rule-based user', () => {
     assert.ok(failed.rating.satisfaction < good.rating.satisfaction);
   });
 
-  it('answers in full less often as ambiguity rises, cooperativeness falls or expertise drops; always at cooperativeness 1', () => {
+  it('answers in full less often as cooperativeness falls or expertise drops, in steps of similar size; always at cooperativeness 1', () => {
     const chance = (b: Partial<UserProfile['behavior']>, expertise: UserProfile['persona']['expertise'] = 'novice') =>
       fullAnswerChance(userProfileSchema.parse({ ...withBehavior(b), persona: { ...cooperativeNovice().persona, expertise } }));
-    const byAmbiguity = [0, 0.2, 0.4, 0.6, 0.8].map((a) => chance({ ambiguity: a }));
-    const byCooperation = [1, 0.9, 0.7, 0.5].map((c) => chance({ cooperativeness: c }));
-    const byExpertise = (['expert', 'intermediate', 'novice'] as const).map((e) => chance({}, e));
-    for (const xs of [byAmbiguity, byCooperation, byExpertise]) for (let i = 1; i < xs.length; i++) assert.ok(xs[i]! < xs[i - 1]!, xs.join(' '));
+    const byCooperation = [1, 0.9, 0.8, 0.7, 0.6, 0.5].map((c) => chance({ cooperativeness: c }));
+    const byExpertise = (['expert', 'intermediate', 'novice'] as const).map((e) => chance({ cooperativeness: 0.85 }, e));
+    for (const xs of [byCooperation, byExpertise]) for (let i = 1; i < xs.length; i++) assert.ok(xs[i]! < xs[i - 1]!, xs.join(' '));
+    // Graded: no step of cooperativeness takes more than a fifth of the chance, none less than a twentieth.
+    for (let i = 1; i < byCooperation.length; i++) {
+      const d = byCooperation[i - 1]! - byCooperation[i]!;
+      assert.ok(d > 0.05 && d < 0.2, `step ${i}: ${d}`);
+    }
     assert.equal(chance({ cooperativeness: 1, ambiguity: 0.9 }), 1);
+  });
+
+  it('a vague user answers a fact vaguely the first time more often as ambiguity rises, and precisely when asked again', async () => {
+    const fact = env.user.facts[0]!;
+    const firstTold = async (ambiguity: number) => {
+      let told = 0;
+      for (let seed = 0; seed < 300; seed++) {
+        const t = await talk({ cooperativeness: 1, ambiguity }, seed);
+        await t.ask(`About the ${fact.keywords[0]}?`);
+        if (t.told.has(fact.id)) told++;
+        else { await t.ask(`About the ${fact.keywords[0]}?`); assert.ok(t.told.has(fact.id), `seed ${seed}: asked again`); }
+      }
+      return told;
+    };
+    const xs = [await firstTold(0), await firstTold(0.3), await firstTold(0.6), await firstTold(0.9)];
+    assert.equal(xs[0], 300);
+    for (let i = 1; i < xs.length; i++) assert.ok(xs[i]! < xs[i - 1]!, xs.join(' '));
+  });
+
+  it('only a fact asked about on its own is sure to be answered: asked together, the second is answered as often as 1 - ambiguity', async () => {
+    const [a, b] = [env.user.facts[0]!, env.user.facts[1]!];
+    const both = async (ambiguity: number) => {
+      let second = 0;
+      let n = 0;
+      for (let seed = 0; seed < 400; seed++) {
+        const t = await talk({ cooperativeness: 1, ambiguity }, seed);
+        if (t.told.has(a.id) || t.told.has(b.id)) continue;
+        n++;
+        await t.ask(`About the ${a.keywords[0]} and the ${b.keywords[0]}?`);
+        if (t.told.has(b.id)) second++;
+      }
+      return second / n;
+    };
+    assert.equal(await both(0), 1);
+    const [lo, hi] = [await both(0.3), await both(0.6)];
+    // Vague first answers (0.5 x ambiguity) and the bundle both apply to the second fact.
+    assert.ok(Math.abs(lo - bundledAnswerChance(withBehavior({ ambiguity: 0.3 })) * (1 - userModel.vagueFirst * 0.3)) < 0.08, `${lo}`);
+    assert.ok(hi < lo, `${hi} < ${lo}`);
+  });
+
+  it('a drifting user (tangent) talks about something else instead of an answer now and then; asked again, it answers', async () => {
+    const fact = env.user.facts[0]!;
+    let drifted = 0;
+    let asked = 0;
+    for (let seed = 0; seed < 400; seed++) {
+      const t = await talk({ cooperativeness: 1, ambiguity: 0, nonCollaborative: ['tangent'] }, seed);
+      if (t.told.has(fact.id)) continue;
+      asked++;
+      const r = await t.ask(`About the ${fact.keywords[0]}?`);
+      if (t.told.has(fact.id)) continue;
+      drifted++;
+      assert.ok(!r.message.includes('`'), r.message);
+      for (let i = 0; i < 8 && !t.told.has(fact.id); i++) await t.ask(`About the ${fact.keywords[0]}?`);
+      assert.ok(t.told.has(fact.id), `seed ${seed}`);
+    }
+    assert.ok(Math.abs(drifted / asked - userModel.tangentChance) < 0.07, `${drifted} of ${asked}`);
+  });
+
+  it('fragments: an answer is cut off before its value now and then, and facts past the first come with the next reply', async () => {
+    const fact = env.user.facts[0]!;
+    const [a, b] = [env.user.facts[0]!, env.user.facts[1]!];
+    let cut = 0, asked = 0;
+    for (let seed = 0; seed < 400; seed++) {
+      const t = await talk({ cooperativeness: 1, ambiguity: 0, nonCollaborative: ['fragments'] }, seed);
+      if (t.told.has(a.id) || t.told.has(b.id)) continue;
+      asked++;
+      const r = await t.ask(`About the ${a.keywords[0]} and the ${b.keywords[0]}?`);
+      assert.ok(r.disclosedFacts.length <= 1, `seed ${seed}: one fact per fragment`);
+      if (!t.told.has(a.id) && !t.told.has(b.id)) cut++;
+      // What did not fit comes with the next reply, whatever it is about.
+      if (r.disclosedFacts.length === 1) assert.ok((await t.ask('Anything else about the output?')).disclosedFacts.includes(r.disclosedFacts[0] === a.id ? b.id : a.id), `seed ${seed}: trickle`);
+    }
+    assert.ok(cut > 0 && Math.abs(cut / asked - userModel.cutOff) < 0.06, `${cut} of ${asked}`);
   });
 
   it('a precise user volunteers needed facts in its opening now and then; from ambiguity 0.3 up, never', async () => {
@@ -102,13 +209,13 @@ describe('rule-based user', () => {
     assert.equal(a3, 0);
   });
 
-  it('patience counts agent turns: past half of it the user may stop waiting, and at 1.5 x it has', async () => {
+  it('patience counts agent turns: past a third of it the user may stop waiting, at patience turns half do, at 5/3 x all', async () => {
     const pass = { exitCode: 0, stdout: '', stderr: '', timedOut: false, durationMs: 1, reward: 1, detail: {} };
     const turns = (n: number) => Array.from({ length: n }, (_, i) => ({ step_id: i + 1, timestamp: '', source: 'agent' as const, message: '', tool_calls: [{ tool_call_id: `c${i}`, function_name: i === n - 1 ? 'submit' : 'run_command', arguments: i === n - 1 ? { summary: 'Done.' } : { command: 'ls' } }] }));
-    const metShare = async (n: number) => {
+    const metShare = async (n: number, patience = 12) => {
       let met = 0;
-      for (let seed = 0; seed < 100; seed++) {
-        const ep = user.begin({ env, profile: withBehavior({ patience: 10 }), rng: createRng(seed) });
+      for (let seed = 0; seed < 200; seed++) {
+        const ep = user.begin({ env, profile: withBehavior({ patience }), rng: createRng(seed) });
         await ep.open();
         const r = await ep.rate({ steps: turns(n), submitted: true, verifier: pass });
         if (r.rating.goalMet) met++;
@@ -116,10 +223,14 @@ describe('rule-based user', () => {
       }
       return met;
     };
-    const [m5, m8, m12, m15] = [await metShare(5), await metShare(8), await metShare(12), await metShare(15)];
-    assert.equal(m5, 100);
-    assert.ok(m8 < m5 && m12 < m8 && m12 > 0, `${m5} > ${m8} > ${m12} > 0`);
-    assert.equal(m15, 0);
+    const [m4, m8, m12, m16, m20] = [await metShare(4), await metShare(8), await metShare(12), await metShare(16), await metShare(20)];
+    assert.equal(m4, 200);
+    assert.ok(m8 < m4 && m12 < m8 && m16 < m12 && m16 > 0, `${m4} > ${m8} > ${m12} > ${m16} > 0`);
+    assert.ok(Math.abs(m12 - 100) < 25, `${m12}`);
+    assert.equal(m20, 0);
+    // Every step of the evolver's patience move (x 0.75) costs a 9-turn agent something from patience 30 down.
+    const ps = [30, 22, 17, 13, 10, 8, 6];
+    for (let i = 1; i < ps.length; i++) assert.ok(waitChance(9, ps[i]!) < waitChance(9, ps[i - 1]!) - 0.04, `${ps[i - 1]} -> ${ps[i]}`);
   });
 
   it('is deterministic given its rng', async () => {
@@ -143,9 +254,9 @@ describe('seed users and the user evolver', () => {
     for (const id of ['harder:less_disclosure', 'easier:more_disclosure', 'harder:more_ambiguity', 'easier:less_ambiguity', 'harder:less_patience', 'harder:less_cooperative', 'easier:more_cooperative', 'easier:more_expertise', 'harder:enable_tangent']) {
       assert.ok(ids.includes(id), `${id} in ${ids.join(', ')}`);
     }
-    // A novice is the least expert, and this one is as patient as a human-like user gets: no move past a bound.
+    // A novice is the least expert: no move past a bound. An unavailable request never costs the goal: no harder move.
     assert.ok(!ids.includes('harder:less_expertise'));
-    assert.ok(!ids.includes('easier:more_patience'));
+    assert.ok(!ids.includes('harder:enable_unavailable_request'));
     for (const m of moves) {
       const p = applyUserMove(parent, m.id, 3);
       assert.ok(p.ok, m.id);
