@@ -80,11 +80,22 @@ function moveDefs(): UserMoveDef[] {
 
 const operatorOf = (d: UserMoveDef): string => `${d.direction}:${d.name}`;
 
+/**
+ * Harder moves that cannot change what this user says, so would only be refused as not harder: expertise shapes
+ * answers only below full cooperativeness; tangent and fragments shape answers to questions, which a user who says
+ * everything upfront is seldom asked.
+ */
+function changesNothing(parent: UserProfile, d: UserMoveDef): boolean {
+  if (d.knob === 'expertise') return parent.behavior.cooperativeness >= 1;
+  return parent.behavior.disclosure === 'upfront' && (d.name === 'enable_tangent' || d.name === 'enable_fragments');
+}
+
 /** Every single-step behaviour move of a user that stays inside the human-like bounds, harder and easier. */
 export function userMoves(parent: UserProfile, direction?: Direction): DesignMove[] {
   const out: DesignMove[] = [];
   for (const d of moveDefs()) {
     if (direction && d.direction !== direction) continue;
+    if (d.direction === 'harder' && changesNothing(parent, d)) continue;
     const moved = d.apply(parent.behavior, parent.persona);
     if (moved) out.push({ id: operatorOf(d), direction: d.direction, knob: d.knob, from: moved.from, to: moved.to, description: d.description });
   }

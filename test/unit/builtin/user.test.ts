@@ -257,6 +257,10 @@ describe('seed users and the user evolver', () => {
     // A novice is the least expert: no move past a bound. An unavailable request never costs the goal: no harder move.
     assert.ok(!ids.includes('harder:less_expertise'));
     assert.ok(!ids.includes('harder:enable_unavailable_request'));
+    // Moves that cannot change what a fully cooperative upfront user says are not offered to it.
+    const planner = userMoves(seedUsers().find((u) => u.id === 'upfront-planner')!, 'harder').map((m) => m.id);
+    for (const id of ['harder:less_expertise', 'harder:enable_tangent', 'harder:enable_fragments']) assert.ok(!planner.includes(id), id);
+    assert.ok(planner.includes('harder:less_disclosure') && planner.includes('harder:less_cooperative'));
     for (const m of moves) {
       const p = applyUserMove(parent, m.id, 3);
       assert.ok(p.ok, m.id);
