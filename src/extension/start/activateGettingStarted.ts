@@ -41,7 +41,11 @@ export function activateGettingStarted(context: vscode.ExtensionContext, log: vs
     }
     log.info(text.trim());
     const demo = vscode.Uri.joinPath(folder.uri, 'environments', 'demo.run.yaml');
-    await vscode.window.showTextDocument(demo, { preview: true });
+    // Started from the walkthrough (or another non-text editor): open the config beside it, so the walkthrough's
+    // next step stays on screen; a preview in its place would close the walkthrough's (preview) tab.
+    const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+    const beside = active !== undefined && !(active.input instanceof vscode.TabInputText);
+    await vscode.window.showTextDocument(demo, beside ? { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false } : { preview: true });
     void vscode.window.showInformationMessage('Coevolve: example environments, users and run configs written to environments/. The demo run config is open.', 'Run the Demo').then((a) => a && vscode.commands.executeCommand('coevolve.runDemo'));
     return vscode.Uri.joinPath(folder.uri, 'environments');
   };

@@ -1,20 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
-import type { Frame, Page } from 'playwright-core';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { cspViolations, drawnBars, webviewFrame } from '../../support/rendered.js';
 import { openWorkbench, type E2eSession } from '../support/session.js';
-
-/** The webview frame whose document has `selector` (code-server serves webview frames from the same origin). */
-async function webviewFrame(page: Page, selector: string, timeoutMs = 30_000): Promise<Frame> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const frame of page.frames()) {
-      if (await frame.locator(selector).count().catch(() => 0)) return frame;
-    }
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`no webview frame shows ${selector} within ${timeoutMs / 1000} s`);
-}
 
 describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', function () {
   let session: E2eSession;
@@ -78,9 +66,14 @@ describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', functi
     await frame.locator('#match-count', { hasText: /\d+ match/ }).waitFor();
     await frame.locator('vscode-tab-header[data-tab="reward"]').click();
     await frame.locator('#verifier-output').waitFor();
+    // The fixture's total is above 1 (1.11): the scale widens to hold it, and every bar is drawn to its value.
+    const bars = await drawnBars(frame);
+    assert.ok(bars.checked >= 6 && bars.values.some((v) => v > 1), `reward bars checked: ${bars.values.join(', ')}`);
+    assert.deepEqual(bars.mismatches, [], 'every reward bar is drawn to its value');
     await frame.locator('vscode-tab-header[data-tab="specs"]').click();
     await frame.locator('#specs').waitFor();
     await session.workbench.screenshot('editor-rollout-specs');
+    assert.deepEqual(await cspViolations(frame), [], 'no securitypolicyviolation in the rollout viewer (hostile transcript included)');
   });
 
   it('opens the dashboard with per-generation charts, lineage and a comparison', async function () {
@@ -101,5 +94,11 @@ describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', functi
     await frame.locator('vscode-tab-header[data-tab="compare"]').click();
     await frame.locator('#compare-generations').waitFor();
     await wb.screenshot('editor-dashboard-compare');
+    await frame.locator('vscode-tab-header[data-tab="rollouts"]').click();
+    await frame.locator('#rollouts .rollout-row[data-id]').first().waitFor();
+    const bars = await drawnBars(frame, '#rollouts');
+    assert.ok(bars.checked > 0, 'the rollout table draws reward bars');
+    assert.deepEqual(bars.mismatches, [], 'every reward bar of the table is drawn to its value');
+    assert.deepEqual(await cspViolations(frame), [], 'no securitypolicyviolation in the dashboard');
   });
 });
