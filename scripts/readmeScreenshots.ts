@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     await page.waitForTimeout(500);
     await wb.screenshot('dashboard-lineage');
     await dash.locator('vscode-tab-header[data-tab="rollouts"]').click();
-    await dash.locator('#rollouts tbody tr').first().waitFor();
+    await dash.locator('#rollouts .rollout-row[data-id]').first().waitFor();
     await page.waitForTimeout(500);
     await wb.screenshot('dashboard-rollouts');
     console.log('dashboard CSP violations:', JSON.stringify(await violations(dash)));
