@@ -1304,7 +1304,201 @@ static void usage(void) {
   _exit(64);
 }
 
+/* ------------------------------------------------------------------------------------------------------------ */
+/* scrub: a container back to the state it was created in, before it serves another rollout (docker/warmPool.ts) */
+
+#include <ftw.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/xattr.h>
+
+static uint64_t g_fp = 1469598103934665603ull;
+static void fp_add(const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) { g_fp ^= b[i]; g_fp *= 1099511628211ull; }
+}
+
+/* Everything but pid 1, the container's main process (init's oldest child) and our own ancestry, until none is left. */
+static int scrub_processes(void) {
+  for (int pass = 0; pass < 2000; pass++) {
+    proc_t *v = NULL;
+    int n = read_procs(&v);
+    if (n < 0) return -1;
+    pid_t keep[64];
+    int nk = 0;
+    keep[nk++] = 1;
+    for (pid_t p = getpid(); p > 1 && nk < 63;) {
+      keep[nk++] = p;
+      pid_t up = 0;
+      for (int i = 0; i < n; i++) if (v[i].pid == p) { up = v[i].ppid; break; }
+      p = up;
+    }
+    int main_i = -1;
+    for (int i = 0; i < n; i++) {
+      int ours = 0;
+      for (int k = 0; k < nk; k++) if (keep[k] == v[i].pid) ours = 1;
+      if (!ours && v[i].ppid == 1 && v[i].state != 'Z' && (main_i < 0 || v[i].start < v[main_i].start)) main_i = i;
+    }
+    int live = 0;
+    for (int i = 0; i < n; i++) {
+      if (i == main_i || v[i].state == 'Z' || v[i].state == 'X') continue;
+      int ours = 0;
+      for (int k = 0; k < nk; k++) if (keep[k] == v[i].pid) ours = 1;
+      if (ours) continue;
+      kill(v[i].pid, SIGKILL);
+      live++;
+    }
+    free(v);
+    if (live == 0) return 0;
+    reap_nohang();
+    struct timespec ts = { 0, pass < 20 ? 200000 : 2000000 };
+    nanosleep(&ts, NULL);
+  }
+  return -1;
+}
+
+/* SysV objects live as long as the container's IPC namespace: each is removed as its owner (root lacks CAP_IPC_OWNER). */
+static int scrub_ipc_file(const char *path, int kind) {
+  FILE *f = fopen(path, "re");
+  if (!f) return 0;
+  char line[1024];
+  int left = 0;
+  if (!fgets(line, sizeof line, f)) { fclose(f); return 0; }
+  while (fgets(line, sizeof line, f)) {
+    long long c[12] = { 0 };
+    int k = sscanf(line, "%lld %lld %llo %lld %lld %lld %lld %lld %lld %lld %lld", &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7], &c[8], &c[9], &c[10]);
+    if (k < 8) { left++; continue; }
+    /* uid column: shm 8th (index 7), msg 8th (index 7), sem 5th (index 4) */
+    int id = (int)c[1];
+    uid_t uid = (uid_t)(kind == 2 ? c[4] : c[7]);
+    gid_t gid = (gid_t)(kind == 2 ? c[5] : c[8]);
+    pid_t p = fork();
+    if (p == 0) {
+      if (setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) _exit(1);
+      int r = kind == 0 ? shmctl(id, IPC_RMID, NULL) : kind == 1 ? msgctl(id, IPC_RMID, NULL) : semctl(id, 0, IPC_RMID);
+      _exit(r == 0 ? 0 : 1);
+    }
+    int st = 0;
+    if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 0) left++;
+  }
+  fclose(f);
+  return left;
+}
+
+static int count_ipc(const char *path) {
+  FILE *f = fopen(path, "re");
+  if (!f) return 0;
+  char line[1024];
+  int n = -1;
+  while (fgets(line, sizeof line, f)) n++;
+  fclose(f);
+  return n < 0 ? 0 : n;
+}
+
+static const char *g_keep_name = NULL;
+static int g_rm_failed = 0;
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  if (ftw->level == 0) return 0;
+  if (ftw->level == 1 && g_keep_name && !strcmp(path + ftw->base, g_keep_name)) return 0;
+  if ((flag == FTW_DP ? rmdir(path) : unlink(path)) != 0 && errno != ENOENT) g_rm_failed++;
+  return 0;
+}
+
+/* PATH:MODE:UID:GID[:KEEP]: empties PATH (never following a link, never crossing a mount) but KEEP, and resets its own inode. */
+static int scrub_dir(const char *spec) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", spec);
+  char *f[5] = { 0 };
+  int k = 0;
+  for (char *save = NULL, *t = strtok_r(buf, ":", &save); t && k < 5; t = strtok_r(NULL, ":", &save)) f[k++] = t;
+  if (k < 4) { dprintf(2, "scrub: bad folder spec %s\n", spec); return -1; }
+  const char *path = f[0];
+  mode_t mode = (mode_t)strtoul(f[1], NULL, 8);
+  uid_t uid = (uid_t)strtoul(f[2], NULL, 10);
+  gid_t gid = (gid_t)strtoul(f[3], NULL, 10);
+  g_keep_name = f[4];
+  g_rm_failed = 0;
+  struct stat st;
+  if (lstat(path, &st) != 0) return 0; /* a folder this image does not have */
+  if (!S_ISDIR(st.st_mode)) { dprintf(2, "scrub: %s is not a folder\n", path); return -1; }
+  if (nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0) { dprintf(2, "scrub: cannot walk %s: %s\n", path, strerror(errno)); return -1; }
+  if (g_rm_failed) { dprintf(2, "scrub: %d entries of %s could not be removed\n", g_rm_failed, path); return -1; }
+  /* The folder itself: no extended attributes or ACLs, the owner and mode it was created with, a fresh time. */
+  char names[65536];
+  ssize_t len = llistxattr(path, names, sizeof names);
+  for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1)
+    if (lremovexattr(path, names + i) != 0 && errno != ENODATA) { dprintf(2, "scrub: cannot remove attribute %s of %s: %s\n", names + i, path, strerror(errno)); return -1; }
+  if (len < 0 && errno != ENOTSUP) { dprintf(2, "scrub: cannot list the attributes of %s\n", path); return -1; }
+  if (lchown(path, uid, gid) != 0 || chmod(path, mode) != 0) { dprintf(2, "scrub: cannot reset %s: %s\n", path, strerror(errno)); return -1; }
+  struct timespec now[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
+  utimensat(AT_FDCWD, path, now, AT_SYMLINK_NOFOLLOW);
+  DIR *d = opendir(path);
+  if (!d) return -1;
+  int left = 0;
+  for (struct dirent *e; (e = readdir(d));) if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !(g_keep_name && !strcmp(e->d_name, g_keep_name))) left++;
+  closedir(d);
+  if (left) { dprintf(2, "scrub: %s still holds %d entries\n", path, left); return -1; }
+  return 0;
+}
+
+/* What no scrub resets but could have been changed by a root command: /dev's entries (types, owners, modes, links). */
+static void fingerprint_dev(void) {
+  struct dirent **list = NULL;
+  int n = scandir("/dev", &list, NULL, alphasort);
+  for (int i = 0; i < n; i++) {
+    char path[512], target[512] = "";
+    snprintf(path, sizeof path, "/dev/%s", list[i]->d_name);
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+      if (S_ISLNK(st.st_mode)) { ssize_t r = readlink(path, target, sizeof target - 1); if (r > 0) target[r] = 0; }
+      char row[1200];
+      int len = snprintf(row, sizeof row, "%s %o %u %u %llu %s\n", list[i]->d_name, (unsigned)st.st_mode, (unsigned)st.st_uid, (unsigned)st.st_gid,
+                         (unsigned long long)(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? st.st_rdev : 0), target);
+      fp_add(row, (size_t)len);
+    }
+    free(list[i]);
+  }
+  free(list);
+  FILE *m = fopen("/proc/self/mounts", "re");
+  char line[4096];
+  while (m && fgets(line, sizeof line, m)) fp_add(line, strlen(line));
+  if (m) fclose(m);
+}
+
+/*
+ * --scrub [--fingerprint-only] [--wipe SPEC]...: every process but the container's own ended, SysV IPC objects
+ * removed, each SPEC folder emptied and reset; prints the fingerprint of what it does not reset (/dev, the mounts),
+ * which the host compares with the container's first. --fingerprint-only changes nothing (the first one).
+ */
+static int scrub_main(int argc, char **argv) {
+  int failed = 0;
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  if (argc > 0 && !strcmp(argv[0], "--fingerprint-only")) {
+    fingerprint_dev();
+    printf("fingerprint %016llx\n", (unsigned long long)g_fp);
+    return 0;
+  }
+  if (scrub_processes() != 0) { dprintf(2, "scrub: processes kept forking\n"); failed = 1; }
+  const char *ipc[3] = { "/proc/sysvipc/shm", "/proc/sysvipc/msg", "/proc/sysvipc/sem" };
+  for (int i = 0; i < 3; i++) {
+    scrub_ipc_file(ipc[i], i);
+    if (count_ipc(ipc[i]) > 0) { dprintf(2, "scrub: %s still lists objects\n", ipc[i]); failed = 1; }
+  }
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--wipe") && i + 1 < argc) { if (scrub_dir(argv[++i]) != 0) failed = 1; }
+    else { dprintf(2, "scrub: unknown argument %s\n", argv[i]); return 64; }
+  }
+  fingerprint_dev();
+  if (failed) return 1;
+  printf("fingerprint %016llx\n", (unsigned long long)g_fp);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--scrub")) return scrub_main(argc - 2, argv + 2);
   int close_fd_arg = -1, root_in = -1, root_out = -1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];

@@ -173,6 +173,23 @@ export class DockerBackend implements SandboxBackend {
     }
   }
 
+  /**
+   * A new lease of a scrubbed container (WarmPool): a new sandbox object with new channels, the container and its
+   * volume kept. Undefined, with the container removed, when its channels cannot start again.
+   */
+  async relaunch(old: DockerSandbox): Promise<DockerSandbox | undefined> {
+    const binary = await this.channelBinaryOrWarn();
+    const sandbox = new DockerSandbox(old.id, old.container, this.docker, this.host, old.shape, () => this.live.delete(sandbox));
+    sandbox.uses = old.uses + 1;
+    sandbox.fingerprint = old.fingerprint;
+    this.live.add(sandbox);
+    if (binary) await this.attachChannels(sandbox, binary).catch(() => undefined);
+    if (sandbox.hasChannel) return sandbox;
+    await sandbox.destroy();
+    this.live.delete(sandbox);
+    return undefined;
+  }
+
   /** The supervisor binary, or undefined (and said once) when the channel is off or cannot be built here. */
   private async channelBinaryOrWarn(): Promise<string | undefined> {
     if (this.options.channel === false || this.noBinary) return undefined;
@@ -210,6 +227,8 @@ export class DockerBackend implements SandboxBackend {
       channels = { agent: agent.value, root: root.value };
     } catch (err) {
       if (isConnectionError(err)) throw err;
+      // Removed while its channels started (a pool disposed meanwhile): nothing to say about the image.
+      if (sandbox.isStopped) return;
       this.warnOnce(`the command channel could not start in image "${sandbox.shape.image}" (${(err as Error).message}); its commands run as one docker exec each, which is much slower`);
       return;
     }

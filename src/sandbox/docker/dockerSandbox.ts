@@ -17,6 +17,7 @@ import { agentUid } from './tarFiles.js';
 import type { ChannelClient } from '../channel/client.js';
 import { endAgentOnChannel, execOnChannel, sandboxCwd } from '../channel/channelExec.js';
 import type { SandboxChannels } from '../channel/channelExec.js';
+import { firstFingerprint, scrubContainer } from './recycle.js';
 
 /** How long a dead channel's daemon may take to answer a ping before the host counts as lost. */
 const pingTimeoutMs = 5000;
@@ -123,6 +124,17 @@ export class DockerSandbox implements Sandbox, ByteExec {
   /** The sandbox's command channels once started; without them each command is one docker exec. */
   private channels: SandboxChannels | undefined;
 
+  /**
+   * Set by a pool that recycles containers: `stop` hands a sandbox whose channels are healthy to it (which scrubs
+   * the container or removes it) instead of removing it. This object is finished either way: a later lease of the
+   * container is a new DockerSandbox with new channels.
+   */
+  recycler: ((sandbox: DockerSandbox) => void) | undefined;
+  /** Rollouts this container has served, this one included. */
+  uses = 1;
+  /** The container's fingerprint as created (recycle.ts); a scrub must give it back. */
+  fingerprint: string | undefined;
+
   constructor(
     readonly id: string,
     readonly container: Docker.Container,
@@ -140,6 +152,11 @@ export class DockerSandbox implements Sandbox, ByteExec {
   async exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
     const { stdoutBytes: _bytes, ...result } = await this.execBytes(command, options);
     return result;
+  }
+
+  /** Stopped (or removed) already: nothing runs here any more. */
+  get isStopped(): boolean {
+    return this.stopped;
   }
 
   /** Whether commands go through the command channel (tests assert it, with each result's `via`). */
@@ -400,6 +417,36 @@ export class DockerSandbox implements Sandbox, ByteExec {
     if (this.stopped) return;
     this.stopped = true;
     this.onStop();
+    if (this.recycler && this.recyclable) {
+      this.recycler(this);
+      return;
+    }
+    await this.destroy();
+  }
+
+  /** Only a sandbox whose two channels served it to the end can be scrubbed through them. */
+  private get recyclable(): boolean {
+    return this.channels !== undefined && !this.lost && this.retiredChannels.length === 0 && this.shape.agentUser !== 'root' && this.fingerprint !== undefined;
+  }
+
+  /** Records the container's first fingerprint (before any command of a rollout ran); false when it cannot. */
+  async recordFingerprint(): Promise<boolean> {
+    if (!this.channels) return false;
+    this.fingerprint = await firstFingerprint(this.channels);
+    return this.fingerprint !== undefined;
+  }
+
+  /** After `stop` handed it to a recycler: scrubs the container through its channels, which are then closed. */
+  async scrub(): Promise<boolean> {
+    const channels = this.channels;
+    this.channels = undefined;
+    if (!this.stopped || !channels || !this.fingerprint) return false;
+    return scrubContainer(channels, this.shape.workdir, this.fingerprint);
+  }
+
+  /** Removes the container and its workspace volume. */
+  async destroy(): Promise<void> {
+    this.stopped = true;
     for (const ch of [this.channels, ...this.retiredChannels]) for (const c of [ch?.agent, ch?.root] as (ChannelClient | undefined)[]) c?.close();
     await this.container.remove({ force: true, v: true }).catch(ignoreGone);
     await this.docker.getVolume(this.id).remove().catch(ignoreGone);

@@ -13,6 +13,7 @@ import { environmentSpecSchema } from '../../../src/core/spec/environment.js';
 import { csvReport } from '../../../src/builtin/families/csvReport.js';
 import { BwrapBackend } from '../../../src/sandbox/bwrap/bwrapBackend.js';
 import { DockerBackend } from '../../../src/sandbox/docker/dockerBackend.js';
+import { WarmPool } from '../../../src/sandbox/docker/warmPool.js';
 import { hacksFor } from '../../support/hacks.js';
 import type { HostCanaries } from '../../support/hacks.js';
 import { playHack } from '../../support/hackPlay.js';
@@ -30,6 +31,9 @@ const envs: { label: string; env: EnvironmentSpec }[] = [
 const backends: { name: string; problem: () => Promise<string | undefined>; make: () => SandboxBackend }[] = [
   { name: 'docker', problem: () => dockerProblem(), make: () => new DockerBackend({ labels: testLabels }) },
   { name: 'bwrap', problem: bwrapProblem, make: () => new BwrapBackend() },
+  // What runs with a warm pool use: every container scrubbed and handed to the next rollout, so the verifier's
+  // "fresh" sandbox is often the container the hack just ran in.
+  { name: 'docker with recycled containers', problem: () => dockerProblem(), make: () => new WarmPool(new DockerBackend({ labels: testLabels }), { size: 1, labels: testLabels }) },
 ];
 
 type Snapshot = Record<string, { mode: number; content: string }>;

@@ -14,7 +14,7 @@ describe('warm pool and reaper', function () {
     await needService(this, 'docker', () => dockerProblem());
   });
 
-  it('hands out pre-started sandboxes, refills in the background and destroys used ones', async () => {
+  it('hands out pre-started sandboxes and refills in the background', async () => {
     const pool = new WarmPool(new DockerBackend({ labels: testLabels }), { size: 2, labels: testLabels });
     try {
       const req = requestFor({ files: [{ path: 'f.txt', content: 'warm' }] });
