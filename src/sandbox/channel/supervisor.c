@@ -1011,8 +1011,9 @@ static void handle_endall(uint32_t id) {
   session_kill();
   g_sess.has_snapshot = 0;
   int ok = 1;
-  if (g_mode == M_DOCKER && g_role == R_AGENT) {
-    /* Anything of the agent's uid still alive (started outside this channel, e.g. by the exec fallback). */
+  if (g_mode == M_DOCKER && g_role == R_AGENT && g_agent_uid != 0) {
+    /* Anything of the agent's uid still alive (started outside this channel, e.g. by the exec fallback). A root
+     * agent's uid is the container's own processes' too: the host ends its strays by what started when. */
     for (int pass = 0; pass < 300; pass++) {
       proc_t *v = NULL;
       int n = read_procs(&v);
@@ -1544,8 +1545,9 @@ int main(int argc, char **argv) {
   set_nonblock(g_out);
   if (g_mode == M_DOCKER) {
     home_of(g_role == R_AGENT ? g_agent_uid : 0, g_home, sizeof g_home);
-    if (g_role == R_AGENT) {
-      /* The agent channel keeps only what switching to the agent uid and ending its processes need. */
+    if (g_role == R_AGENT && g_agent_uid != 0) {
+      /* The agent channel keeps only what switching to the agent uid and ending its processes need (a root agent's
+       * keeps the container's set: its commands are root with the container's capabilities, as docker exec gave). */
       uint32_t keep = (1u << CAP_SETUID) | (1u << CAP_SETGID) | (1u << CAP_KILL);
       capset_all(keep, 0);
     }

@@ -95,7 +95,7 @@ export class DockerBackend implements SandboxBackend {
         Labels: allLabels,
         DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: `size=${limits.diskMb}m,uid=${agentUid},gid=${agentUid},mode=0755` },
       });
-      const binary = shape.agentUser === 'root' ? undefined : await this.channelBinaryOrWarn();
+      const binary = await this.channelBinaryOrWarn();
       const create = (bind: boolean): Promise<Docker.Container> =>
         this.docker.createContainer({
           name: id,
@@ -164,9 +164,8 @@ export class DockerBackend implements SandboxBackend {
         await sandbox.stop();
         throw err;
       }
-      // A root agent (Harbor's model) could signal root supervisors, and its processes are ended by what started
-      // after the container came up: its commands keep one docker exec each, the path that model was built on.
-      if (binary && shape.agentUser !== 'root') await this.attachChannels(sandbox, binary);
+      // A root agent (Harbor's model) can signal the supervisors: one it ends ends the rollout as its own failure.
+      if (binary) await this.attachChannels(sandbox, binary);
       return sandbox;
     } catch (err) {
       throw this.explain(err, shape.image);
@@ -210,14 +209,15 @@ export class DockerBackend implements SandboxBackend {
   private async attachChannels(sandbox: DockerSandbox, binary: string): Promise<void> {
     const name = `sandbox ${sandbox.id}`;
     const hooks = { onDead: (reason: string) => sandbox.channelDied(reason), onStuck: () => sandbox.removeAsLastResort() };
+    const agentUidOf = sandbox.shape.agentUser === 'root' ? 0 : undefined;
     let channels: DockerChannels | undefined;
     try {
       if (!this.bindWorks) await injectChannel(sandbox.container, binary);
       // Once more after a failure: under heavy load an exec can fail to start once without the image being at fault.
       const start = (role: 'agent' | 'root'): Promise<ChannelClient> =>
-        startDockerChannel(this.docker, sandbox.container, role, name, hooks).catch((err: unknown) => {
+        startDockerChannel(this.docker, sandbox.container, role, name, hooks, agentUidOf).catch((err: unknown) => {
           if (isConnectionError(err)) throw err;
-          return startDockerChannel(this.docker, sandbox.container, role, name, hooks);
+          return startDockerChannel(this.docker, sandbox.container, role, name, hooks, agentUidOf);
         });
       const [agent, root] = await Promise.allSettled([start('agent'), start('root')]);
       if (agent.status === 'rejected' || root.status === 'rejected') {

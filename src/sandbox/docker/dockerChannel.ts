@@ -40,11 +40,13 @@ export async function injectChannel(container: Docker.Container, binary: string)
 
 /**
  * Starts one supervisor as root with `docker exec` (one exec for the sandbox's whole life) and connects to it.
- * `role` is fixed for that process: an agent channel only ever runs commands as the agent user.
+ * `role` is fixed for that process: an agent channel only ever runs commands as the agent user. A root agent's
+ * (`sandbox.agentUser: root`, Harbor's model) is uid 0: its commands run as root with the container's
+ * capabilities, as `docker exec --user 0` gave them, and the host ends its strays (DockerSandbox.endRootStrays).
  */
-export async function startDockerChannel(docker: Docker, container: Docker.Container, role: 'agent' | 'root', name: string, hooks: { onDead?: (reason: string) => void; onStuck?: () => void } = {}): Promise<ChannelClient> {
+export async function startDockerChannel(docker: Docker, container: Docker.Container, role: 'agent' | 'root', name: string, hooks: { onDead?: (reason: string) => void; onStuck?: () => void } = {}, agentUid?: number): Promise<ChannelClient> {
   const exec = await container.exec({
-    Cmd: [channelPath, '--mode', 'docker', '--role', role],
+    Cmd: [channelPath, '--mode', 'docker', '--role', role, ...(agentUid !== undefined ? ['--agent-uid', String(agentUid)] : [])],
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,

@@ -71,7 +71,7 @@ while [ "$i" -lt 300 ]; do
   left=0
   for d in /proc/[0-9]*; do
     p=\${d#/proc/}
-    [ "$p" = "$self" ] && continue
+    [ "$p" = "$self" ] || [ "$p" = "$PPID" ] && continue
     keep=0
     for s in "$@"; do [ "$p" = "$s" ] && { keep=1; break; }; done
     [ "$keep" = 1 ] && continue
@@ -349,6 +349,7 @@ export class DockerSandbox implements Sandbox, ByteExec {
     if (this.channels) {
       // The agent channel ends its commands, its session and any process of the agent's uid, until none is left.
       if (!(await endAgentOnChannel(this.channels, () => this.lostReason()))) throw new SandboxFaultError('the agent\'s processes could not all be ended (they kept forking)');
+      if (this.shape.agentUser === 'root') await this.endRootStrays(this.channels);
       this.agentEnded = true;
       return;
     }
@@ -364,6 +365,16 @@ export class DockerSandbox implements Sandbox, ByteExec {
     } catch (err) {
       throw this.classify(err);
     }
+  }
+
+  /**
+   * A root agent's processes are root's too: after its channel ended its own commands, every process but the
+   * system's (recorded at start), the two supervisors and this sweep's own shim is killed, through the root channel.
+   */
+  private async endRootStrays(channels: SandboxChannels): Promise<void> {
+    const keep = [...this.systemPids, String(channels.agent.supervisorPid ?? ''), String(channels.root.supervisorPid ?? '')].filter((p) => /^\d+$/.test(p));
+    const r = await execOnChannel(channels, ['/bin/sh', '-c', endRootAgentScript, 'sh', ...keep], { as: 'verifier', timeoutMs: 60_000, maxOutputBytes: 64 * 1024 }, { workdir: '/', timeoutMs: 60_000, maxOutputBytes: 64 * 1024 }, () => this.lostReason());
+    if (r.exitCode !== 0) throw new SandboxFaultError(`the agent's processes could not all be ended (they kept forking); left: ${r.stdout.trim().split('\n').join(', ')} (kept: ${keep.join(' ')})`);
   }
 
   /**

@@ -12,6 +12,7 @@ import { verificationRecord, verify } from '../../../src/core/rollout/verificati
 import { runSandboxBuild } from '../../../src/cli/commands/sandboxBuild.js';
 import { importHarborTasks } from '../../../src/datasets/harborImport.js';
 import { DockerBackend } from '../../../src/sandbox/docker/dockerBackend.js';
+import { SandboxFaultError, SandboxHostLostError } from '../../../src/core/ports/sandbox.js';
 import { playHack } from '../../support/hackPlay.js';
 import { startModelServer } from '../../support/modelServer.js';
 import { needService } from '../../support/services.js';
@@ -61,8 +62,12 @@ describe('Harbor runtime conventions (docker, product verifier)', function () {
       const r = await s.exec('id -u; head -c 5 /app/service.log; echo; echo planted > /etc/marker && echo root-writable; echo note > /logs/agent/notes.txt; ln -s /etc/passwd /logs/agent/link; printf "\\377\\376" > /logs/artifacts/bin.dat');
       assert.equal(r.exitCode, 0, r.stderr);
       assert.match(r.stdout, /^0\n2024-\nroot-writable\n$/);
-      // A background process of the root agent, detached from the command that started it.
-      await s.exec('setsid sh -c "sleep 1000" >/dev/null 2>&1 < /dev/null &');
+      assert.equal(r.via, 'channel', 'a root agent\'s commands go through the command channel');
+      // The container's capabilities (CHOWN DAC_OVERRIDE FOWNER KILL SETUID SETGID), as `docker exec --user 0` gave.
+      assert.match((await s.exec('grep CapEff /proc/self/status')).stdout, /CapEff:\s+0+eb\n/);
+      // A background process of the root agent, detached from the command that started it (in the session shell,
+      // where background jobs outlive their command).
+      assert.equal((await s.exec('setsid sh -c "sleep 1000" >/dev/null 2>&1 < /dev/null &', { shell: 'session' })).via, 'channel');
       assert.match((await s.exec('ps -o comm | grep -c "^sleep"', { as: 'verifier' })).stdout, /^2\n/);
       await s.endAgentProcesses();
       assert.equal((await s.exec('ps -o comm | grep -c "^sleep"', { as: 'verifier' })).stdout.trim(), '1', 'only the container\'s own keep-alive sleep is left');
@@ -70,6 +75,17 @@ describe('Harbor runtime conventions (docker, product verifier)', function () {
       const logs = await s.collectLogs!();
       assert.deepEqual(logs.files.map((f) => [f.path, f.encoding, f.content]), [['agent/notes.txt', 'utf8', 'note\n'], ['artifacts/bin.dat', 'base64', '//4=']].sort());
       assert.deepEqual(logs.dropped, [{ path: 'agent/link', reason: 'symlink entry (only regular files are collected)' }]);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('a root agent that kills every process, its command channel\'s supervisors too, fails its own rollout (not the host)', async () => {
+    const s = await backend.start(sandboxRequest(spec, { 'coevolve.rollout': 'harbor-kill' }));
+    try {
+      assert.equal((await s.exec('echo up')).via, 'channel');
+      await s.exec('kill -9 -1').catch(() => undefined);
+      await assert.rejects(s.exec('true'), (err: Error) => err instanceof SandboxFaultError && !(err instanceof SandboxHostLostError));
     } finally {
       await s.stop();
     }
