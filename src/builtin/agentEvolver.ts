@@ -4,6 +4,8 @@ import { zeroUsage } from '../core/ports/model.js';
 import type { AgentEvolverRole, Proposal } from '../core/roles/ports.js';
 import type { AgentConfig, AgentGenes } from '../core/spec/agent.js';
 import { agentConfigSchema, commandIdioms } from '../core/spec/agent.js';
+import type { AtifStep } from '../core/rollout/trajectory.js';
+import { diagnoseFailure, remedies } from './agentDiagnosis.js';
 
 export const builtinAgentEvolverLabel = 'built-in gene mutation (not an LLM)';
 
@@ -47,12 +49,47 @@ export function mutateGenes(genes: AgentGenes, rng: Rng): { genes: AgentGenes; c
   return { genes: { ...genes, [move.gene]: move.to }, change: move.change };
 }
 
+/** How much more likely a step is drawn per failure that names it than a step no failure names (which keeps weight 1). */
+export const diagnosisWeight = 12;
+
+/**
+ * Weights of the single-gene steps from the failures of the last generation (agentDiagnosis.ts): each failure spreads
+ * `diagnosisWeight` over the steps its causes name, every step keeps weight 1 (an undiagnosed step can still be
+ * tried), and steps already raced from this agent get none while another is left.
+ */
+export function moveWeights(genes: AgentGenes, failures: { steps: AtifStep[] }[], tried: readonly string[] = []): { move: GeneMove; weight: number }[] {
+  const moves = geneMoves(genes);
+  const weights = moves.map(() => 1);
+  for (const f of failures) {
+    const named = diagnoseFailure(f.steps).flatMap((c) => remedies[c]);
+    const hits = moves.map((m) => named.some((r) => r.gene === m.gene && direction(m) === r.direction));
+    const n = hits.filter(Boolean).length;
+    hits.forEach((hit, i) => { if (hit) weights[i]! += diagnosisWeight / n; });
+  }
+  const fresh = moves.map((m) => !tried.includes(m.change));
+  const anyFresh = fresh.some(Boolean);
+  return moves.map((move, i) => ({ move, weight: anyFresh && !fresh[i] ? 0 : weights[i]! }));
+}
+
+function direction(m: GeneMove): 'up' | 'down' | 'other' {
+  return typeof m.to === 'number' && typeof m.from === 'number' ? (m.to > m.from ? 'up' : 'down') : 'other';
+}
+
+/** A step drawn with probability proportional to its weight. */
+export function diagnosedMutation(genes: AgentGenes, failures: { steps: AtifStep[] }[], rng: Rng, tried: readonly string[] = []): { genes: AgentGenes; change: string } {
+  const weighted = moveWeights(genes, failures, tried);
+  const total = weighted.reduce((t, w) => t + w.weight, 0);
+  let x = rng.next() * total;
+  const move = (weighted.find((w) => (x -= w.weight) < 0) ?? weighted[weighted.length - 1]!).move;
+  return { genes: { ...genes, [move.gene]: move.to }, change: move.change };
+}
+
 export function createBuiltinAgentEvolver(): AgentEvolverRole {
   return {
     kind: 'builtin',
     label: builtinAgentEvolverLabel,
-    propose: async ({ current, generation, rng }): Promise<Proposal<AgentConfig>> => {
-      const { genes, change } = mutateGenes(current.genes, rng);
+    propose: async ({ current, failures, generation, rng, tried }): Promise<Proposal<AgentConfig>> => {
+      const { genes, change } = diagnosedMutation(current.genes, failures, rng, (tried ?? []).map((t) => t.replace(/^mutate:/, '')));
       const root = current.id.replace(/-g\d+-[0-9a-f]{6}$/, '');
       const id = `${root}-g${generation}-${hashString(`${current.id}/${generation}/${change}`).toString(16).padStart(8, '0').slice(0, 6)}`;
       const child = agentConfigSchema.parse({ ...current, id, genes, lineage: { parent: current.id, operator: `mutate:${change}`, generation } });

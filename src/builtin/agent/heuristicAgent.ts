@@ -8,6 +8,9 @@ import type { FamilyPlaybook, Knowledge, Slip, StageDef } from './playbook.js';
 import { emptyKnowledge } from './playbook.js';
 
 export const heuristicAgentLabel = 'built-in heuristic agent (not an LLM)';
+
+/** What the agent says at its key steps; the built-in agent evolver reads its traces by these (agentDiagnosis.ts). */
+export const agentNarration = { solve: 'Running my solution.', retry: 'Trying again more carefully.', check: 'Checking the result.', assumed: 'Not told, so I assumed:', checked: 'I checked the result before submitting.' } as const;
 const modelName = 'builtin-heuristic';
 
 /** A call the policy wants made, with a line of narration; the answer comes back as the tool result. */
@@ -114,8 +117,8 @@ function* run(task: AgentTask, genes: AgentGenes, rng: Rng, opening: string): Po
   const assumed = pb.slots.filter((s) => k.wanted.includes(s.id) && !k.facts.has(s.id) && s.guess !== '');
   const summary = [
     `Finished the ${family.name} task; the result is in ${pb.outputPath(k)}.`,
-    assumed.length ? `Not told, so I assumed: ${assumed.map((s) => `${s.id} \`${s.guess}\``).join(', ')}.` : '',
-    verified ? 'I checked the result before submitting.' : '',
+    assumed.length ? `${agentNarration.assumed} ${assumed.map((s) => `${s.id} \`${s.guess}\``).join(', ')}.` : '',
+    verified ? agentNarration.checked : '',
     /email|send/i.test(opening) ? 'I cannot send email from the sandbox; please forward the file yourself.' : '',
   ].filter(Boolean).join(' ');
   yield { call: { name: 'submit', summary } };
@@ -178,18 +181,18 @@ function* solveAndCheck(ep: Episode): Generator<Move, boolean, ToolResult | unde
   for (let attempt = 0; attempt <= genes.persistence; attempt++) {
     const slips = drawSlips(ep, pb.stages(k), attempt, carried);
     const script = pb.solve(k, genes.idiom, (stage) => slips.get(stage)?.kind).map((c) => c.command).join('\n');
-    const ran = yield { call: { name: 'run_command', command: script }, say: attempt > 0 ? 'Trying again more carefully.' : 'Running my solution.' };
+    const ran = yield { call: { name: 'run_command', command: script }, say: attempt > 0 ? agentNarration.retry : agentNarration.solve };
     const failed = exitOf(ran) !== 0;
     // An instruction that asks for the check makes the agent more likely to run it.
     if (!rng.fork(`verify/${attempt}`).chance(k.hasCheck ? (1 + genes.verify) / 2 : genes.verify)) return false;
     let named = false;
     let ok: boolean;
     if (k.hasCheck) {
-      const r = yield { call: { name: 'run_command', command: `sh check.sh ${shq(output)}` }, say: 'Checking the result.' };
+      const r = yield { call: { name: 'run_command', command: `sh check.sh ${shq(output)}` }, say: agentNarration.check };
       ok = exitOf(r) === 0 && !failed;
       named = !ok && /^problem:/m.test(outputOf(r));
     } else {
-      const r = yield { call: { name: 'run_command', command: `head -n 20 ${shq(output)}` }, say: 'Checking the result.' };
+      const r = yield { call: { name: 'run_command', command: `head -n 20 ${shq(output)}` }, say: agentNarration.check };
       // A defect seen with one's own eyes is one the agent knows how to fix.
       const noticed = [...slips].some(([stage, s]) => rng.fork(`eye/${attempt}/${stage}`).chance(carelessness.eye[s.kind] * genes.verify));
       ok = exitOf(r) === 0 && outputOf(r).trim() !== '' && !noticed && !failed;

@@ -44,7 +44,7 @@ export async function evolveAgent(ctx: GenerationContext, input: { current: Agen
     usage = proposal.usage;
     const candidate: AgentConfig = { ...proposal.child, id: `agent-g${String(ctx.generation + 1).padStart(4, '0')}`, lineage: { parent: input.current.id, operator: proposal.operator, generation: ctx.generation + 1 } };
     ledger.race = { candidate, change: proposal.operator, looks: 0, wins: 0, losses: 0 };
-    ledger.candidates.push({ id: candidate.id, parent: input.current.id });
+    ledger.candidates.push({ id: candidate.id, parent: input.current.id, change: proposal.operator });
   }
   const race = ledger.race;
   const candidate = race.candidate;
@@ -98,13 +98,15 @@ export async function evolveAgent(ctx: GenerationContext, input: { current: Agen
 }
 
 async function proposeCandidate(ctx: GenerationContext, input: { current: AgentConfig; records: RolloutRecord[] }): Promise<Proposal<AgentConfig>> {
+  // Every failed play of the generation, in plan order: a role shows what it can use (the LLM evolver its first few,
+  // the built-in one diagnoses them all).
   const failures = input.records
     .filter((r) => !r.hint && !r.success && r.status !== 'error')
-    .slice(0, 6)
     .map((r) => ({ env: ctx.archive.envs.get(r.envId)!, steps: r.steps, reward: r.rewards.total }))
     .filter((f) => f.env !== undefined);
   try {
-    return await ctx.roles.agentEvolver.propose({ current: input.current, failures, generation: ctx.generation, rng: ctx.rng.fork('propose'), ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    const tried = ctx.archive.ledger.candidates.filter((c) => c.parent === input.current.id && c.change !== undefined).map((c) => c.change!);
+    return await ctx.roles.agentEvolver.propose({ current: input.current, failures, generation: ctx.generation, rng: ctx.rng.fork('propose'), tried, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   } catch (err) {
     if (ctx.signal?.aborted) throw err;
     return { ok: false, operator: 'agent-evolver:error', reason: `agent evolver failed: ${err instanceof Error ? err.message : String(err)}`, usage: zeroUsage() };

@@ -44,7 +44,7 @@ export interface Ledger {
   /** Agents in the order they became current, with their parents. */
   agents: { id: string; parent: string | null }[];
   /** Candidates that were raced (for the ability fit: they played the promotion set). */
-  candidates: { id: string; parent: string }[];
+  candidates: { id: string; parent: string; change?: string }[];
   /** Per-play outcomes on the test set by agent id (the same rollout ids for every agent). */
   testPlays: Record<string, (boolean | null)[]>;
   /** Generation each agent's test plays were made in. */

@@ -169,7 +169,15 @@ export interface JudgeRole extends RoleIdentity {
 
 export interface AgentEvolverRole extends RoleIdentity {
   /** A candidate agent from the current one and evidence (failed trajectories). Promotion is the controller's call. */
-  propose(input: { current: AgentConfig; failures: { env: EnvironmentSpec; steps: AtifStep[]; reward: number }[]; generation: number; rng: Rng; signal?: Cancellation }): Promise<Proposal<AgentConfig>>;
+  propose(input: {
+    current: AgentConfig;
+    failures: { env: EnvironmentSpec; steps: AtifStep[]; reward: number }[];
+    generation: number;
+    rng: Rng;
+    /** Operators of candidates already raced from `current` and not promoted (a role may avoid proposing them again). */
+    tried?: string[];
+    signal?: Cancellation;
+  }): Promise<Proposal<AgentConfig>>;
 }
 
 /** The full cast of a run. */

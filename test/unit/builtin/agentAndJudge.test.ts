@@ -9,7 +9,8 @@ import { findFamily } from '../../../src/builtin/families/registry.js';
 import { resolveKnobs } from '../../../src/builtin/families/family.js';
 import type { EnvironmentSpec } from '../../../src/core/spec/environment.js';
 import { createHeuristicAgent } from '../../../src/builtin/agent/heuristicAgent.js';
-import { createBuiltinAgentEvolver, geneMoves, geneSteps } from '../../../src/builtin/agentEvolver.js';
+import { createBuiltinAgentEvolver, diagnosedMutation, diagnosisWeight, geneMoves, geneSteps, moveWeights } from '../../../src/builtin/agentEvolver.js';
+import { diagnoseFailure } from '../../../src/builtin/agentDiagnosis.js';
 import { judgeByRules } from '../../../src/builtin/judge.js';
 import { createRuleBasedUser } from '../../../src/builtin/user/ruleBasedUser.js';
 import { cooperativeNovice } from '../../../src/builtin/user/seedUsers.js';
@@ -57,6 +58,32 @@ async function talk(genes: Partial<AgentGenes>, seed: number, family = env.famil
     results = [{ callId: call.id, content }];
   }
   return calls;
+}
+
+/**
+ * The agent's trace as the engine records it (what it said, what it called), played like `talk` but with a workspace
+ * whose check.sh can be made to fail: the agent evolver reads exactly this.
+ */
+async function trace(genes: Partial<AgentGenes>, seed: number, opts: { checkFails?: boolean; spec?: EnvironmentSpec } = {}): Promise<AtifStep[]> {
+  const spec = opts.spec ?? env;
+  const agent = createHeuristicAgent().begin({ task: { instruction: spec.instruction, family: spec.family, workdir: '/workspace', tools: agentTools }, config: config(genes), rng: createRng(seed) });
+  const user = createRuleBasedUser().begin({ env: spec, profile: cooperativeNovice(), rng: createRng(seed) });
+  const answer = workspace(spec);
+  const steps: AtifStep[] = [];
+  let results: ToolResult[] = [];
+  let userMessage: string | undefined = (await user.open()).message;
+  for (let turn = 0; turn < 40; turn++) {
+    const t = await agent.next({ results, ...(userMessage !== undefined ? { userMessage } : {}) });
+    userMessage = undefined;
+    const call = t.calls[0]!;
+    const { id, name, ...args } = call as AgentToolCall & Record<string, unknown>;
+    steps.push({ step_id: turn + 1, timestamp: '', source: 'agent', message: t.message ?? '', tool_calls: [{ tool_call_id: id, function_name: name, arguments: args }] });
+    if (call.name === 'submit') break;
+    const command = 'command' in call ? call.command : '';
+    const content = call.name === 'message_user' && 'text' in call ? (await user.reply(call.text)).message : opts.checkFails && command.startsWith('sh check.sh') ? 'exit code 1\nproblem: line 2 differs\n' : answer(command);
+    results = [{ callId: call.id, content }];
+  }
+  return steps;
 }
 
 const commands = (calls: AgentToolCall[]): string[] => calls.flatMap((c) => (c.name === 'run_command' && 'command' in c ? [c.command] : []));
@@ -191,5 +218,43 @@ describe('agent evolver', () => {
       'questionBudget 0->1', 'persistence 10->9',
       'idiom awk->grep', 'idiom awk->sed', 'idiom awk->shell',
     ]);
+  });
+
+  const withFeedback = (feedback: number): EnvironmentSpec => findFamily('log-triage')!.generate({ knobs: { ...resolveKnobs(findFamily('log-triage')!, { level: 3 }), feedback } }, createRng(5));
+  // No check.sh offered: verify 0 never checks.
+  const noCheck = withFeedback(0);
+
+  it('diagnoses a failed play from its trace: facts it assumed, a solution it never checked, a check still failing after its last retry', async () => {
+    // Level 3 log-triage hides facts; with askFirst 0 it asks nothing and says what it assumed.
+    assert.ok(diagnoseFailure(await trace({ askFirst: 0, verify: 1 }, 3)).includes('assumed'));
+    assert.ok(!diagnoseFailure(await trace({ askFirst: 1, questionBudget: 6, verify: 1 }, 3)).includes('assumed'));
+    const unchecked = diagnoseFailure(await trace({ askFirst: 1, questionBudget: 6, verify: 0 }, 3, { spec: noCheck }));
+    assert.deepEqual(unchecked, ['unchecked']);
+    const spec = withFeedback(2);
+    assert.ok(spec.instruction.includes('check.sh'), 'this task offers check.sh');
+    assert.deepEqual(diagnoseFailure(await trace({ askFirst: 1, questionBudget: 6, verify: 1, persistence: 1 }, 3, { spec, checkFails: true })), ['outOfRetries']);
+    // The same play with a passing check: retrying would not have helped, so no retry is blamed.
+    assert.deepEqual(diagnoseFailure(await trace({ askFirst: 1, questionBudget: 6, verify: 1, persistence: 1 }, 3, { spec })), []);
+  });
+
+  it('draws the steps that address the diagnosed failures more often, and not a step already raced from this agent', async () => {
+    const genes = agentGenesSchema.parse({ askFirst: 0.9, questionBudget: 2, explore: 0.9, verify: 0.6, idiom: 'grep', persistence: 1 });
+    const unchecked = await trace({ ...genes, askFirst: 1, questionBudget: 6, verify: 0 }, 3, { spec: noCheck });
+    const weights = moveWeights(genes, [{ steps: unchecked }, { steps: unchecked }]);
+    const w = (change: string) => weights.find((x) => x.move.change === change)!.weight;
+    assert.equal(w('verify 0.6->0.8'), 1 + 2 * diagnosisWeight);
+    assert.equal(w('verify 0.6->0.4'), 1);
+    assert.equal(w('persistence 1->2'), 1);
+    // Without failures every step is as likely as any other; a step already tried gets no weight while others are left.
+    assert.ok(moveWeights(genes, []).every((x) => x.weight === 1));
+    assert.equal(moveWeights(genes, [{ steps: unchecked }], ['verify 0.6->0.8']).find((x) => x.move.change === 'verify 0.6->0.8')!.weight, 0);
+    // Drawn over many streams, the diagnosed step comes up in proportion to its weight (25 of 37 here).
+    const draws = Array.from({ length: 400 }, (_, i) => diagnosedMutation(genes, [{ steps: unchecked }, { steps: unchecked }], createRng(i)).change);
+    const share = draws.filter((c) => c === 'verify 0.6->0.8').length / draws.length;
+    const expected = (1 + 2 * diagnosisWeight) / (weights.reduce((t, x) => t + x.weight, 0));
+    assert.ok(Math.abs(share - expected) < 0.08, `verify up drawn ${share}, expected ${expected}`);
+    // The role passes the operators it was told were tried.
+    const p = await createBuiltinAgentEvolver().propose({ current: config(genes), failures: [{ env, steps: unchecked, reward: 0 }], generation: 1, rng: createRng(1), tried: ['mutate:verify 0.6->0.8'] });
+    assert.ok(p.ok && p.operator !== 'mutate:verify 0.6->0.8');
   });
 });
