@@ -2,13 +2,10 @@
 // validated notifications, and the panel state kept across reloads. The same apps run in three hosts; only the
 // transport differs: VS Code's webview API, `coevolve view`'s HTTP server, or a static bundle's files
 // (browserTransport.ts). Every host message is validated here whatever carried it.
-// First: it turns zod's eval probe off before protocol.ts builds a schema (and records CSP violations), whichever
-// app or page imports this channel.
+// First: it records CSP violations, whichever app or page imports this channel.
 import './render/cspWatch.js';
-import {
-  parseHostMessage, type CommandMethod, type CommandParamsOf, type NotificationMethod, type NotificationParamsOf, type RequestMethod,
-  type RequestParamsOf, type RequestResults,
-} from './protocol.js';
+import { parseHostMessage } from './hostMessage.js';
+import type { CommandMethod, CommandParamsOf, NotificationMethod, NotificationParamsOf, RequestMethod, RequestParamsOf, RequestResults } from './protocol.js';
 import { browserTransport, type HostTransport } from './browserTransport.js';
 
 interface VsCodeApi {

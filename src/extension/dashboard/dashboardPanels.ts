@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { RunRegistry } from '../../viewdata/runRegistry.js';
-import { dashboardPanelStateSchema, type HostMessage } from '../../webview/protocol.js';
+import type { HostMessage } from '../../webview/protocol.js';
+import { dashboardPanelStateSchema } from '../../webview/protocolSchemas.js';
 import { connectWebview, dispatch, notify, renderApp, type WebviewEndpoint } from '../viewer/webviewHost.js';
 import { ViewData } from '../../viewdata/viewRequests.js';
 import { runLabel } from '../../webview/names.js';

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import type { RunEvent } from '../../core/ports/runStore.js';
 import type { RunRegistry } from '../../viewdata/runRegistry.js';
-import { rolloutPanelStateSchema, type HostMessage, type RolloutRef } from '../../webview/protocol.js';
+import type { HostMessage, RolloutRef } from '../../webview/protocol.js';
+import { rolloutPanelStateSchema } from '../../webview/protocolSchemas.js';
 import { ViewData } from '../../viewdata/viewRequests.js';
 import { connectWebview, dispatch, notify, renderApp, type WebviewEndpoint } from './webviewHost.js';
 

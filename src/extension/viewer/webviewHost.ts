@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import {
-  parseWebviewMessage, type CommandMethod, type CommandParamsOf, type HostMessage, type NotificationMethod, type NotificationParamsOf,
-  type RequestMethod, type RequestParamsOf, type RequestResults,
+import { parseWebviewMessage } from '../../webview/protocolSchemas.js';
+import type {
+  CommandMethod, CommandParamsOf, HostMessage, NotificationMethod, NotificationParamsOf, RequestMethod, RequestParamsOf, RequestResults,
 } from '../../webview/protocol.js';
 import type { RequestHandlers } from '../../viewdata/viewRequests.js';
 import { webviewHtml } from './webviewHtml.js';

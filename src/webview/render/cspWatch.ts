@@ -1,11 +1,6 @@
 // Imported first by every app: records each Content-Security-Policy violation the page raises (a dropped inline
 // style, a blocked script), so a browser test can assert there were none and a user sees a note in the console.
-// It also turns zod's JIT off before any schema exists: zod probes `new Function` when a schema is built, and the
-// CSP (no 'unsafe-eval') reports that probe as a violation even though zod catches it.
-import { z } from 'zod';
-
-z.config({ jitless: true });
-
+// Pages carry no zod (its schemas live on the host side, protocolSchemas.ts), so nothing probes `new Function` here.
 declare global {
   interface Window {
     __coevolveCspViolations?: { directive: string; blocked: string; sample: string }[];

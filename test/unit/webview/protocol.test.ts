@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { webviewHtml } from '../../../src/extension/viewer/webviewHtml.js';
-import { parseHostMessage, parseWebviewMessage, rolloutPanelStateSchema } from '../../../src/webview/protocol.js';
+import { parseHostMessage } from '../../../src/webview/hostMessage.js';
+import { hostMessageSchema, notificationParams, parseWebviewMessage, rolloutPanelStateSchema } from '../../../src/webview/protocolSchemas.js';
 
 describe('webview protocol', () => {
   const ref = { runDir: '/runs/a', generation: 0, rolloutId: 'g0p0-t0' };
@@ -32,6 +33,34 @@ describe('webview protocol', () => {
     assert.ok(parseHostMessage({ kind: 'notification', method: 'view/goToStep', params: { step: 2 } }));
     assert.equal(parseHostMessage({ kind: 'notification', method: 'view/goToStep', params: { step: 'two' } }), undefined);
     assert.equal(parseHostMessage({ kind: 'notification', method: 'nope', params: {} }), undefined);
+  });
+
+  // The page checks host messages in plain code (no zod in page bundles); they must answer as the host's schemas do.
+  it('the page\'s plain check of host messages agrees with the zod schemas on every sample', () => {
+    const ref2 = { runDir: 'k', generation: 3, rolloutId: 'r' };
+    const params: unknown[] = [
+      ref2, { ...ref2, extra: 1 }, { ...ref2, generation: -1 }, { ...ref2, generation: 1.5 }, { ...ref2, generation: 2 ** 60 }, { ...ref2, rolloutId: '' },
+      { ...ref2, rolloutId: 'x'.repeat(257) }, { runDir: 'k' }, { runDir: '' }, { runDir: 'x'.repeat(4097) }, { runDir: 'k', more: true }, { runDir: 7 },
+      { step: 1 }, { step: 0 }, { step: '2' }, { step: 2, x: 1 }, {}, null, [], 'text', { step: Number.NaN }, { step: Infinity },
+    ];
+    const samples: unknown[] = [
+      null, 1, 'x', [], {}, { kind: 'response' }, { kind: 'response', id: 1, ok: true }, { kind: 'response', id: 1, ok: true, result: null },
+      { kind: 'response', id: -1, ok: true, result: 1 }, { kind: 'response', id: 1.5, ok: false, error: 'e' }, { kind: 'response', id: 1, ok: false },
+      { kind: 'response', id: 1, ok: false, error: 3 }, { kind: 'response', id: 1, ok: false, error: 'e', result: 1 }, { kind: 'response', id: 1, ok: 'yes', result: 1 },
+      { kind: 'response', id: 1, ok: true, result: 1, x: 2 }, { kind: 'notification', method: 'x'.repeat(65), params: {} }, { kind: 'notification', method: 'run/changed' },
+      { kind: 'notification', method: 'toString', params: {} }, { kind: 'notification', method: '__proto__', params: {} },
+      ...['rollout/changed', 'run/changed', 'dataset/changed', 'view/goToStep'].flatMap((method) => params.map((p) => ({ kind: 'notification', method, params: p }))),
+      ...params.map((p) => ({ kind: 'notification', method: 'run/changed', params: p, extra: 1 })),
+    ];
+    for (const raw of samples) {
+      const env = hostMessageSchema.safeParse(raw);
+      let zodOk = env.success;
+      if (env.success && env.data.kind === 'notification') {
+        const schema = Object.hasOwn(notificationParams, env.data.method) ? (notificationParams as Record<string, { safeParse(v: unknown): { success: boolean } }>)[env.data.method] : undefined;
+        zodOk = schema !== undefined && schema.safeParse(env.data.params).success;
+      }
+      assert.equal(parseHostMessage(raw) !== undefined, zodOk, `disagree on ${JSON.stringify(raw)}`);
+    }
   });
 
   it('validates the state a serializer gets back', () => {
