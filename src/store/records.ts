@@ -34,6 +34,8 @@ export const rolloutSummarySchema = z.looseObject({
 
 const pairPlan = z.looseObject({ pairId: z.string(), envId: safeId, userId: safeId, source: z.string() });
 const childKind = z.enum(['environment', 'user']);
+const reward = z.number().min(0).max(1).nullable();
+const childValidation = z.looseObject({ oracleReward: reward, emptyReward: reward, screening: z.looseObject({ successes: z.number().int().min(0), trials: z.number().int().min(0) }).optional() }).optional();
 
 /** Known event types and the fields readers use; an unknown type needs only seq, at and type. */
 const eventBodies: Record<string, z.ZodType> = {
@@ -42,9 +44,9 @@ const eventBodies: Record<string, z.ZodType> = {
   'generation.started': z.looseObject({ generation, agentId: safeId, pairs: z.array(pairPlan) }),
   'rollout.started': z.looseObject({ generation, rolloutId: safeId, pairId: z.string() }),
   'rollout.finished': z.looseObject({ summary: rolloutSummarySchema }),
-  'spec.added': z.looseObject({ kind: childKind, id: safeId, parent: safeId.nullable(), operator: z.string().nullable(), generation }),
+  'spec.added': z.looseObject({ kind: childKind, id: safeId, parent: safeId.nullable(), operator: z.string().nullable(), generation, validation: childValidation }),
   // A rejected child was never written: its id may be whatever a designer proposed, and is never a path.
-  'child.rejected': z.looseObject({ kind: childKind, id: z.string(), parent: z.string(), operator: z.string(), reason: z.string(), generation }),
+  'child.rejected': z.looseObject({ kind: childKind, id: z.string(), parent: z.string(), operator: z.string(), reason: z.string(), generation, validation: childValidation }),
   'spec.retired': z.looseObject({ kind: childKind, id: retiredId, reason: z.string(), generation }),
   'agent.updated': z.looseObject({ generation, fromId: safeId, toId: safeId, change: z.string(), promoted: z.boolean() }),
   'hook.finished': z.looseObject({ generation, exitCode: z.number(), durationMs: z.number(), outputFile: z.string(), result: trainerHookResultSchema.optional() }),

@@ -4,6 +4,7 @@ import { isRubricTag, rubricVocabulary } from '../core/roles/rubric.js';
 import type { RolloutRecord } from '../core/rollout/trajectory.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import type { UserProfile } from '../core/spec/user.js';
+import { heldBackFacts } from '../generic/userCentricOperators.js';
 import { curationKey, readCuration } from '../store/curation.js';
 import { runLayout } from '../store/layout.js';
 import { readEnvironment, readRollout, readUser, type RunIndex } from '../store/runReader.js';
@@ -28,9 +29,10 @@ export function hiddenFacts(env: EnvironmentSpec | undefined, user: UserProfile 
     for (const id of s.extra?.disclosedFacts ?? []) if (!toldAt.has(id)) toldAt.set(id, s.step_id);
   }
   const out: HiddenFactView[] = [];
+  const held = new Set(env ? heldBackFacts(env).map((f) => f.id) : []);
   const add = (f: { id: string; text: string }, source: HiddenFactView['source'], required: boolean): void => {
     const at = toldAt.get(f.id);
-    out.push({ id: f.id, text: f.text, source, required, ...(at !== undefined ? { disclosedAtStep: at } : {}) });
+    out.push({ id: f.id, text: f.text, source, required, ...(at !== undefined ? { disclosedAtStep: at } : {}), ...(source === 'environment' && held.has(f.id) ? { heldBack: true as const } : {}) });
   };
   for (const f of env?.user.facts ?? []) add(f, 'environment', env?.user.requiredFacts.includes(f.id) ?? false);
   for (const f of user?.facts ?? []) add(f, 'user', user?.goal?.requires.includes(f.id) ?? false);

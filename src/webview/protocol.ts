@@ -75,6 +75,11 @@ export interface HiddenFactView {
   required: boolean;
   /** The user step that disclosed it, if any. */
   disclosedAtStep?: number;
+  /**
+   * An operator took it out of the instruction (lineage `user:hold-back:<fact>`): the task's author stated it, this
+   * environment's user holds it back until asked.
+   */
+  heldBack?: true;
 }
 
 /** The weights of the run config that turn reward components into the scalar (RunConfig.reward). */

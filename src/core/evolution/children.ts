@@ -2,6 +2,7 @@ import pLimit from 'p-limit';
 import type { Rng } from '../ports/rng.js';
 import { zeroUsage } from '../ports/model.js';
 import type { DesignMove, PairStats, Proposal } from '../roles/ports.js';
+import type { ChildValidation } from '../ports/runStore.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
 import type { UserEffectEntry } from '../metrics/metricsSchema.js';
 import { pairPosterior } from '../metrics/pairEvidence.js';
@@ -31,6 +32,8 @@ export interface ChildOutcome {
   detail?: string;
   /** The model's predicted success of the child for the current agent. */
   predicted: number;
+  /** An environment child's validation (oracle, empty agent) and screening plays, as far as it got. */
+  validation?: ChildValidation;
 }
 
 /** Children are proposed and validated within a generation's context. */
@@ -164,10 +167,11 @@ async function childOf(ctx: ChildContext, plan: ChildPlan, agent: AgentConfig, r
     const base = { kind: 'environment' as const, parent: env.id, operator: proposal.operator, predicted: plan.predicted };
     if (!proposal.ok) return { kind: 'environment', userId: user.id, outcome: { ...base, id: `${env.id}~${proposal.operator}`, accepted: false, reason: 'designer_failed', detail: proposal.reason } };
     const verdict = await admitEnvironment(ctx, proposal.child, fingerprints);
-    const outcome: ChildOutcome = { ...base, id: proposal.child.id, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }) };
+    const validation = verdict.validation;
+    const outcome: ChildOutcome = { ...base, id: proposal.child.id, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }), ...(validation ? { validation } : {}) };
     if (!verdict.ok) return { kind: 'environment', userId: user.id, outcome };
     const screen = await screenPair(ctx, user, verdict.spec, agent, verdict.spec.id);
-    const judged = screened(ctx, outcome, screen, plan.predicted);
+    const judged = screened(ctx, { ...outcome, validation: { ...verdict.validation, screening: screen } }, screen, plan.predicted);
     return { kind: 'environment', userId: user.id, spec: verdict.spec, outcome: judged, screen, cells: judged.accepted ? [] : [{ envId: verdict.spec.id, userId: user.id, ...screen }] };
   }
   const proposal = await guarded(ctx, 'user evolver', () => makeUserChild(ctx.roles.userEvolver, { parent: user, move: plan.move, stats, generation: ctx.generation + 1, rng, ...signal }));
@@ -225,19 +229,20 @@ async function guarded<T>(ctx: ChildContext, role: string, propose: () => Promis
   }
 }
 
-type Verdict<T> = ({ ok: true } & T) | { ok: false; reason: string; detail: string };
+type Verdict<T> = ({ ok: true } & T) | { ok: false; reason: string; detail: string; validation?: ChildValidation };
 
 /** A child enters only if the spec is valid, new, its oracle passes and an empty agent fails. */
-async function admitEnvironment(ctx: ChildContext, candidate: EnvironmentSpec, fingerprints: ReadonlySet<string>): Promise<Verdict<{ spec: EnvironmentSpec }>> {
+async function admitEnvironment(ctx: ChildContext, candidate: EnvironmentSpec, fingerprints: ReadonlySet<string>): Promise<Verdict<{ spec: EnvironmentSpec; validation: ChildValidation }>> {
   const parsed = environmentSpecSchema.safeParse(candidate);
   if (!parsed.success) return { ok: false, reason: 'invalid_spec', detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
   const spec = parsed.data;
   if (ctx.archive.envs.has(spec.id)) return { ok: false, reason: 'duplicate', detail: `id ${spec.id} already in the archive` };
   if (fingerprints.has(environmentFingerprint(spec))) return { ok: false, reason: 'duplicate', detail: 'same task content as an archived environment' };
   const v = await validateEnvironment(spec, ctx.backend, { labels: ctx.labels, ...(ctx.signal ? { signal: ctx.signal } : {}) });
-  if (!v.oraclePassed) return { ok: false, reason: 'oracle_failed', detail: v.details };
-  if (!v.emptyFailed) return { ok: false, reason: 'empty_agent_passed', detail: v.details };
-  return { ok: true, spec };
+  const validation: ChildValidation = { oracleReward: 'error' in v.oracle ? null : v.oracle.verifier.reward, emptyReward: 'error' in v.empty ? null : v.empty.verifier.reward };
+  if (!v.oraclePassed) return { ok: false, reason: 'oracle_failed', detail: v.details, validation };
+  if (!v.emptyFailed) return { ok: false, reason: 'empty_agent_passed', detail: v.details, validation };
+  return { ok: true, spec, validation };
 }
 
 /**

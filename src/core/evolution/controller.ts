@@ -238,9 +238,9 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
       if (o.accepted) {
         if (o.kind === 'environment') await recorder.writeEnvironment(archive.envs.get(o.id)!);
         else await recorder.writeUser(archive.users.get(o.id)!);
-        await emitOnce({ type: 'spec.added', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, generation: g + 1 });
+        await emitOnce({ type: 'spec.added', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, generation: g + 1, ...(o.validation ? { validation: o.validation } : {}) });
       } else {
-        await emitOnce({ type: 'child.rejected', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, reason: `${o.reason}: ${o.detail ?? ''}`.slice(0, 2000), generation: g });
+        await emitOnce({ type: 'child.rejected', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, reason: `${o.reason}: ${o.detail ?? ''}`.slice(0, 2000), generation: g, ...(o.validation ? { validation: o.validation } : {}) });
       }
     }
     archive.fresh.push(...population.fresh.map((p) => p.pairId));

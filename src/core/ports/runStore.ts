@@ -35,14 +35,24 @@ export interface PairPlan {
   source: 'seed' | 'replay' | 'child';
 }
 
+/**
+ * What an environment child's gate measured before it entered (or was refused): the verifier's reward after the oracle
+ * and with no agent action (null when that sandbox failed), and its screening plays with the current agent.
+ */
+export interface ChildValidation {
+  oracleReward: number | null;
+  emptyReward: number | null;
+  screening?: { successes: number; trials: number };
+}
+
 export type RunEventBody =
   | { type: 'run.started'; runId: string }
   | { type: 'run.resumed'; fromGeneration: number }
   | { type: 'generation.started'; generation: number; agentId: string; pairs: PairPlan[] }
   | { type: 'rollout.started'; generation: number; rolloutId: string; pairId: string }
   | { type: 'rollout.finished'; summary: RolloutSummary }
-  | { type: 'spec.added'; kind: ChildKind; id: string; parent: string | null; operator: string | null; generation: number }
-  | { type: 'child.rejected'; kind: ChildKind; id: string; parent: string; operator: string; reason: string; generation: number }
+  | { type: 'spec.added'; kind: ChildKind; id: string; parent: string | null; operator: string | null; generation: number; validation?: ChildValidation }
+  | { type: 'child.rejected'; kind: ChildKind; id: string; parent: string; operator: string; reason: string; generation: number; validation?: ChildValidation }
   | { type: 'spec.retired'; kind: ChildKind; id: string; reason: 'too_easy' | 'too_hard' | 'archive_full'; generation: number }
   | { type: 'agent.updated'; generation: number; fromId: string; toId: string; change: string; promoted: boolean; heldOut?: { incumbent: number; candidate: number } }
   | { type: 'hook.finished'; generation: number; exitCode: number; durationMs: number; outputFile: string; result?: TrainerHookResult }

@@ -22,7 +22,7 @@ export function factsPanel(r: RolloutRecord, facts: HiddenFactView[] | undefined
         <table class="facts-table" id="facts-table">
           <thead><tr><th>fact</th><th>the user would say</th><th>needed</th><th>disclosed</th></tr></thead>
           <tbody>${list.map((f) => html`<tr class=${f.disclosedAtStep === undefined ? (f.required ? 'fact-missing' : 'fact-untold') : 'fact-told'}>
-            <td><code>${f.id}</code>${f.source === 'user' ? html` <span class="dim">(user's own)</span>` : nothing}</td>
+            <td><code>${f.id}</code>${f.source === 'user' ? html` <span class="dim">(user's own)</span>` : nothing}${f.heldBack ? html` <span class="held-back" title="An operator took this out of the instruction: the user holds it back until asked">held back from the instruction</span>` : nothing}</td>
             <td>${f.text}</td>
             <td>${f.required ? 'required' : 'optional'}</td>
             <td>${f.disclosedAtStep !== undefined
