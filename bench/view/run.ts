@@ -8,11 +8,11 @@
 // nodes built in process). Cold = the first load after the server started; warm = median of the next three.
 // Targets: ≤ 1 s each in the browser host. Server RSS and the load average are printed beside.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { runNode } from '../../src/extension/runs/runTreeModel.js';
+import { runNode, runNodeOfFacts } from '../../src/extension/runs/runTreeModel.js';
 import { RunRegistry } from '../../src/viewdata/runRegistry.js';
 import { ViewData } from '../../src/viewdata/viewRequests.js';
 import { startHarness } from '../../test/support/webviewHarness.js';
@@ -63,8 +63,11 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: process.env.COEVOLVE_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
   try {
     const t = Date.now();
-    const demo = realDemoRun(join(work, 'demo'));
-    console.log(`real demo run (2 generations, bwrap) in ${((Date.now() - t) / 1000).toFixed(0)} s; load average ${load()}`);
+    // COEVOLVE_BENCH_VIEW_DEMO names a finished real demo run to scale (one takes ~10 min under load 50); else one is made.
+    const given = process.env.COEVOLVE_BENCH_VIEW_DEMO;
+    const demo = given ? join(work, 'demo', basename(given)) : realDemoRun(join(work, 'demo'));
+    if (given) cpSync(given, demo, { recursive: true });
+    console.log(`real demo run (2 generations, bwrap) ${given ? `copied from ${given}` : `in ${((Date.now() - t) / 1000).toFixed(0)} s`}; load average ${load()}`);
     cloneRuns(demo, join(work, 'many'), 1000);
     const big = scaleRollouts(demo, join(work, 'big'));
     console.log(`scaled: 1,000 copies of the run; one run of ${big.rollouts} rollouts over 20 generations`);
@@ -90,7 +93,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < 4; i++) {
       const t0 = performance.now();
       const registry = new RunRegistry(() => [join(work, 'many'), join(work, 'big')]);
-      const nodes = registry.list().flatMap((e) => (e.live ? [runNode(e.live)] : []));
+      // As the Runs tree's root draws them (runsTreeProvider.getChildren): opened runs from their index, others from their facts.
+      const nodes = registry.rows().flatMap((e) => (e.live ? [runNode(e.live)] : e.manifest && e.facts ? [runNodeOfFacts(e.dir, e.manifest, e.facts)] : []));
       if (nodes.length < 1001) throw new Error(`editor registry listed ${nodes.length} runs`);
       registryTimes.push(performance.now() - t0);
     }
@@ -108,7 +112,7 @@ async function main(): Promise<void> {
     console.log(`    1,001 runs, browser host           ${ms(listBrowser)}`);
     console.log(`    baseline: 1 run, browser host      ${ms(listSmall)}`);
     console.log(`    ratio 1,001 runs / 1 run           ${ratio(listBrowser, listSmall)}`);
-    console.log(`    editor host (Runs tree root)       ${ms(registryLoads)} (in process: RunRegistry.list + runNode, no drawing)`);
+    console.log(`    editor host (Runs tree root)       ${ms(registryLoads)} (in process: RunRegistry.rows + the root's nodes, no drawing)`);
     console.log(`  dashboard until six charts are drawn:`);
     console.log(`    ${big.rollouts}-rollout run, browser host ${ms(dashBrowser)}`);
     console.log(`    baseline: the 2-generation demo run ${ms(dashSmall)}`);

@@ -1,19 +1,25 @@
-import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
+import { generationMetricsVersion } from '../core/metrics/metricsSchema.js';
 import type { RunManifest } from '../core/ports/runStore.js';
 import { runLayout } from '../store/layout.js';
-import { isRunAlive, readGenerationMetrics, type RunStatus } from '../store/runReader.js';
+import { runFileLimits, readRunJson } from '../store/runFiles.js';
+import { runRecordRelPath } from '../store/runPaths.js';
+import { isRunAlive, type RunStatus } from '../store/runReader.js';
 import type { RequestParamsOf, RunChoice, RunsWindow } from '../webview/protocol.js';
 import type { RunResolver } from './runRegistry.js';
 
+/** What a runs list (and the Runs tree's root) shows of a run, read without its event log. */
+export type RunFacts = Omit<RunChoice, 'runDir' | 'label' | 'description'>;
+
 interface Cached {
   stamp: string;
-  facts: Omit<RunChoice, 'runDir' | 'label' | 'description'>;
+  facts: RunFacts;
 }
 
 const cache = new Map<string, Cached>();
-const tailBytes = 64 * 1024;
+// The status is in the last lines: 4 KiB hold them; 64 KiB when the last run.finished is further up.
+const tailBytes = [4 * 1024, 64 * 1024];
 
 /**
  * A run as one row of a runs list, from what is cheap to read: the manifest, the names in generations/, the last
@@ -21,6 +27,11 @@ const tailBytes = 64 * 1024;
  * a list of a thousand runs costs a few thousand small reads; rows are cached until the run's files change.
  */
 export function runChoice(dir: string, manifest: RunManifest, ref: string): RunChoice {
+  return { runDir: ref, label: manifest.name, description: `${manifest.startedAt.replace('T', ' ').slice(0, 16)} · ${manifest.runId}`, ...runFacts(dir, manifest) };
+}
+
+/** A run's row facts, cached until its event log changes (a running run's status is checked every time). */
+export function runFacts(dir: string, manifest: RunManifest): RunFacts {
   const stamp = stampOf(dir);
   let hit = cache.get(dir);
   // A running run can stop without writing (its process died): its status is checked every time.
@@ -28,8 +39,7 @@ export function runChoice(dir: string, manifest: RunManifest, ref: string): RunC
     hit = { stamp, facts: factsOf(dir, manifest) };
     cache.set(dir, hit);
   }
-  const f = hit.facts;
-  return { runDir: ref, label: manifest.name, description: `${manifest.startedAt.replace('T', ' ').slice(0, 16)} · ${manifest.runId}`, ...f };
+  return hit.facts;
 }
 
 /** The runs a host lists (the dashboard's compare picker, the browser's runs page), newest first. */
@@ -60,24 +70,40 @@ function stampOf(dir: string): string {
 function factsOf(dir: string, manifest: RunManifest): Cached['facts'] {
   const gens = generationIndexes(dir);
   let rollouts = 0;
-  let last: GenerationMetrics | undefined;
+  let last: RowMetrics | undefined;
   for (const g of gens) {
-    const m = plainMetrics(dir, g);
+    const m = rowMetrics(dir, g);
     if (!m) continue;
     rollouts += m.rollouts;
     last = m;
   }
   return {
     name: manifest.name, runId: manifest.runId, startedAt: manifest.startedAt, status: statusOf(dir), generations: gens.length, rollouts,
-    ...(last ? { lastSuccessRate: last.successRate } : {}),
+    ...(last ? { lastSuccessRate: last.successRate, lastGeneration: last.index } : {}),
   };
 }
 
-/** A generation's stored metrics if its file is a regular file that parses; a link or a broken file is skipped. */
-function plainMetrics(dir: string, generation: number): GenerationMetrics | undefined {
+interface RowMetrics {
+  index: number;
+  rollouts: number;
+  successRate: number;
+}
+
+/**
+ * The three numbers a row shows from a generation's stored metrics, each checked as the number it must be; a link,
+ * a broken file or a newer metrics version is skipped. The whole schema (the dashboard reads the file with it) cost
+ * ten times the read here, for a thousand runs on a list.
+ */
+function rowMetrics(dir: string, generation: number): RowMetrics | undefined {
   try {
     if (!lstatSync(runLayout.generationMetrics(dir, generation)).isFile()) return undefined;
-    return readGenerationMetrics<GenerationMetrics>(dir, generation);
+    const raw = readRunJson(dir, runRecordRelPath({ kind: 'generation', generation }), runFileLimits.metrics) as Record<string, unknown>;
+    const version = raw['metricsVersion'] ?? 1;
+    const { index, rollouts, successRate } = raw;
+    if (typeof version !== 'number' || version > generationMetricsVersion) return undefined;
+    if (index !== generation || !Number.isSafeInteger(rollouts) || (rollouts as number) < 0) return undefined;
+    if (typeof successRate !== 'number' || !(successRate >= 0 && successRate <= 1)) return undefined;
+    return { index, rollouts: rollouts as number, successRate };
   } catch {
     return undefined;
   }
@@ -94,7 +120,14 @@ function generationIndexes(dir: string): number[] {
 
 /** The status the index would compute (the last run.finished unless a run.resumed follows it, else the lock). */
 function statusOf(dir: string): RunStatus {
-  const text = tailOf(runLayout.events(dir));
+  let text = '';
+  let complete = false;
+  for (const n of tailBytes) {
+    ({ text, complete } = tailOf(runLayout.events(dir), n));
+    // Enough when the last run event's whole line is in the tail (a newline before it), or the tail is the file.
+    const last = Math.max(text.lastIndexOf('"type":"run.finished"'), text.lastIndexOf('"type":"run.resumed"'));
+    if (complete || (last >= 0 && text.lastIndexOf('\n', last) >= 0)) break;
+  }
   const finished = text.lastIndexOf('"type":"run.finished"');
   const resumed = text.lastIndexOf('"type":"run.resumed"');
   if (finished >= 0 && finished > resumed) {
@@ -110,19 +143,20 @@ function statusOf(dir: string): RunStatus {
   return isRunAlive(dir) ? 'running' : 'interrupted';
 }
 
-function tailOf(path: string): string {
+/** The last `bytes` of a file, and whether that is all of it. */
+function tailOf(path: string, bytes: number): { text: string; complete: boolean } {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch {
-    return '';
+    return { text: '', complete: true };
   }
   try {
-    const size = statSync(path).size;
-    const n = Math.min(size, tailBytes);
+    const size = fstatSync(fd).size;
+    const n = Math.min(size, bytes);
     const buf = Buffer.alloc(n);
     readSync(fd, buf, 0, n, size - n);
-    return buf.toString('utf8');
+    return { text: buf.toString('utf8'), complete: n === size };
   } finally {
     closeSync(fd);
   }

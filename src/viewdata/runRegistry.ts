@@ -4,11 +4,18 @@ import type { RunEvent, RunManifest } from '../core/ports/runStore.js';
 import { runLayout } from '../store/layout.js';
 import { listRuns } from '../store/runReader.js';
 import { LiveRun } from './liveRun.js';
+import { runFacts, type RunFacts } from './runListing.js';
 
 export interface RunEntry {
   dir: string;
   live?: LiveRun;
   problem?: string;
+}
+
+/** A run as a list of runs shows it: opened (live) or, when nothing opened it, its facts and manifest. */
+export interface RunRow extends RunEntry {
+  manifest?: RunManifest;
+  facts?: RunFacts;
 }
 
 /**
@@ -50,6 +57,25 @@ export class RunRegistry implements RunResolver {
     // Runs opened explicitly (e.g. a second run to compare) stay known even outside the output folders.
     for (const [dir, e] of this.runs) if (!seen.has(dir) && e.live) out.push(e);
     return out;
+  }
+
+  /**
+   * The runs of the output folders, newest first, for a list of runs (the Runs tree's root): a run already opened,
+   * or running (it is tailed from now on), from its live index; any other from its manifest and runFacts, without
+   * reading its event log, so a thousand finished runs cost a few small reads each and stay unopened until asked.
+   */
+  rows(): RunRow[] {
+    return this.listed().map(({ dir, manifest }) => {
+      const known = this.runs.get(dir);
+      if (known) return known;
+      const facts = runFacts(dir, manifest);
+      return facts.status === 'running' ? this.entry(dir) : { dir, manifest, facts };
+    });
+  }
+
+  /** The runs opened so far (the ones a refresh reads). */
+  opened(): RunEntry[] {
+    return [...this.runs.values()];
   }
 
   listed(): { dir: string; manifest: RunManifest }[] {

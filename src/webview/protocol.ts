@@ -177,6 +177,8 @@ export interface RunChoice {
   rollouts: number;
   /** Success rate of the last generation with metrics. */
   lastSuccessRate?: number;
+  /** Index of that generation. */
+  lastGeneration?: number;
 }
 
 /** A window of the runs list and how many runs there are in all. */

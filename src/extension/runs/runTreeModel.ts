@@ -2,10 +2,11 @@
 // and sorting. No `vscode` import, so it is unit-tested and benchmarked without an editor. Everything shown comes
 // from the run index (events.jsonl) and the stored generation metrics; the only arithmetic is counting.
 import type { PairStatsFull } from '../../core/metrics/pairStats.js';
-import type { PairPlan } from '../../core/ports/runStore.js';
+import type { PairPlan, RunManifest } from '../../core/ports/runStore.js';
 import type { RolloutSummary } from '../../core/rollout/trajectory.js';
 import type { GenerationIndex, RunIndex } from '../../store/runReader.js';
 import type { EnvInfo, RunSource } from '../../viewdata/liveRun.js';
+import type { RunFacts } from '../../viewdata/runListing.js';
 import { designLevelLabel, difficultyScales, environmentName, generationLabel, measuredLabel, pairClassLabel, runLabel, successLabel, userName } from '../../webview/names.js';
 
 export type SortKey = 'default' | 'reward' | 'duration' | 'cost';
@@ -89,19 +90,37 @@ export function runNode(ctx: TreeContext): RunTreeNode {
   const { run } = ctx;
   const last = [...run.generations].reverse().find((g) => g.finished);
   const lastMetrics = last ? ctx.metrics(last.index) : undefined;
-  const total = run.manifest.config.generations;
-  const parts = [run.status, `${run.generations.length}/${total} generations`, `${run.rollouts.size} rollouts`];
-  if (lastMetrics) parts.push(`success ${pct(lastMetrics.successRate)} in generation ${lastMetrics.index}`);
-  const started = run.manifest.startedAt.replace('T', ' ').slice(0, 16);
+  return runRow(run.dir, run.manifest, {
+    status: run.status, generations: run.generations.length, rollouts: run.rollouts.size,
+    ...(lastMetrics ? { lastSuccessRate: lastMetrics.successRate, lastGeneration: lastMetrics.index } : {}),
+  });
+}
+
+/**
+ * A run's node from what the runs list reads without the event log (manifest, stored generation metrics, the log's
+ * tail for the status): the Runs tree's root shows a thousand runs without opening one. Generations and rollouts
+ * are those with stored metrics, which for a run that is not running are all of them.
+ */
+export function runNodeOfFacts(dir: string, manifest: RunManifest, facts: RunFacts): RunTreeNode {
+  const status = Object.hasOwn(statusIcon, facts.status) ? (facts.status as RunIndex['status']) : 'interrupted';
+  return runRow(dir, manifest, { ...facts, status });
+}
+
+type RowFacts = Pick<RunFacts, 'generations' | 'rollouts' | 'lastSuccessRate' | 'lastGeneration'> & { status: RunIndex['status'] };
+
+function runRow(dir: string, manifest: RunManifest, f: RowFacts): RunTreeNode {
+  const parts = [f.status, `${f.generations}/${manifest.config.generations} generations`, `${f.rollouts} rollouts`];
+  if (f.lastSuccessRate !== undefined) parts.push(`success ${pct(f.lastSuccessRate)} in generation ${f.lastGeneration}`);
+  const started = manifest.startedAt.replace('T', ' ').slice(0, 16);
   return {
     kind: 'run',
-    key: run.dir,
-    runDir: run.dir,
-    label: runLabel(run.manifest),
+    key: dir,
+    runDir: dir,
+    label: runLabel(manifest),
     description: parts.join(' · '),
-    tooltip: `${run.manifest.name} (run ${run.manifest.runId}), started ${started}\n${run.dir}\nseed ${run.manifest.seed} · Coevolve ${run.manifest.toolVersion}\n${Object.entries(run.manifest.roles).map(([k, v]) => `${k}: ${v}`).join('\n')}`,
-    icon: statusIcon[run.status],
-    contextValue: `coevolve.run.${run.status}`,
+    tooltip: `${manifest.name} (run ${manifest.runId}), started ${started}\n${dir}\nseed ${manifest.seed} · Coevolve ${manifest.toolVersion}\n${Object.entries(manifest.roles).map(([k, v]) => `${k}: ${v}`).join('\n')}`,
+    icon: statusIcon[f.status],
+    contextValue: `coevolve.run.${f.status}`,
     collapsible: true,
   };
 }

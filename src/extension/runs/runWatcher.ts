@@ -35,7 +35,8 @@ export function watchRuns(registry: RunRegistry, debounceMs = 150): vscode.Dispo
   };
   watch();
   const poll = setInterval(() => {
-    for (const e of registry.list()) if (e.live?.run.status === 'running') registry.refresh(e.dir);
+    // Only opened runs can be marked running (rows() opens every running run it lists).
+    for (const e of registry.opened()) if (e.live?.run.status === 'running') registry.refresh(e.dir);
   }, 5_000);
   const folders = vscode.workspace.onDidChangeWorkspaceFolders(watch);
   const config = vscode.workspace.onDidChangeConfiguration((e) => {

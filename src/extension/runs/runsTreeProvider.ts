@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { RunRegistry } from '../../viewdata/runRegistry.js';
-import { childrenOf, defaultView, describeView, isFiltered, problemNode, runNode, type RunTreeNode, type TreeView } from './runTreeModel.js';
+import { childrenOf, defaultView, describeView, isFiltered, problemNode, runNode, runNodeOfFacts, type RunTreeNode, type TreeView } from './runTreeModel.js';
 
 export type { RunTreeNode };
 
@@ -48,7 +48,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunTreeNode>, v
 
   getChildren(parent?: RunTreeNode): RunTreeNode[] {
     if (!parent) {
-      return this.registry.list().map((e) => (e.live ? runNode(e.live) : problemNode(e.dir, e.problem ?? 'unreadable')));
+      // Runs nobody opened are drawn from their facts (no event log read); expanding one opens it.
+      return this.registry.rows().map((e) => (e.live ? runNode(e.live) : e.manifest && e.facts ? runNodeOfFacts(e.dir, e.manifest, e.facts) : problemNode(e.dir, e.problem ?? 'unreadable')));
     }
     if (parent.kind === 'problem') return [];
     try {

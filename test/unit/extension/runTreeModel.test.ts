@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventTail } from '../../../src/viewdata/eventTail.js';
 import { LiveRun } from '../../../src/viewdata/liveRun.js';
-import { childrenOf, filterChoices, generationNodes, pairNodes, rolloutNodes, runNode, type RunTreeNode, type TreeContext } from '../../../src/extension/runs/runTreeModel.js';
+import { childrenOf, filterChoices, generationNodes, pairNodes, rolloutNodes, runNode, runNodeOfFacts, type RunTreeNode, type TreeContext } from '../../../src/extension/runs/runTreeModel.js';
+import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
 import { indexEvents } from '../../../src/store/runReader.js';
 import { largeRunEvents, makeRun } from '../../fixtures/makeRun.js';
 
@@ -30,6 +31,18 @@ describe('Runs tree model', () => {
     assert.match(n.description, /^completed · 3\/3 generations · 48 rollouts · success \d+% in generation 2$/);
     assert.equal(n.icon.id, 'pass-filled');
     assert.equal(n.contextValue, 'coevolve.run.completed');
+  });
+
+  it('draws a run nobody opened from its facts as its index would, without opening it', () => {
+    const registry = new RunRegistry(() => [out]);
+    const rows = registry.rows();
+    assert.equal(rows.length, 1);
+    const row = rows[0]!;
+    assert.equal(row.live, undefined, 'a finished run is not opened to be listed');
+    assert.deepEqual(registry.opened(), []);
+    assert.deepEqual(runNodeOfFacts(row.dir, row.manifest!, row.facts!), runNode(live), 'the same node as from the full index');
+    registry.get(row.dir);
+    assert.ok(registry.rows()[0]!.live, 'once opened (expanded) it is drawn from its live index');
   });
 
   it('builds run → generation → pair → rollout lazily with stable keys', () => {
