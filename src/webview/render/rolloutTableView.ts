@@ -17,7 +17,7 @@ declare global {
      * The last table query or search, from the action to its first rows painted (read by bench:editor): how many row
      * elements exist then (virtualized: about a screen) and the id of the first one.
      */
-    __coevolveTable?: { action: string; requestMs: number; renderedMs: number; rows: number; total: number; firstId?: string };
+    __coevolveTable?: { action: string; requestMs: number; renderedMs: number; rows: number; total: number; firstId?: string; query?: { filter: RolloutFilter; sort: { key: RolloutSortKey; dir: 'asc' | 'desc' } } };
   }
 }
 
@@ -126,7 +126,7 @@ export class RolloutTableView extends LitElement {
       void this.ensure(this.visible.first, this.visible.last);
       const firstId = rows[first]?.id;
       await this.painted(() => firstId === undefined || this.querySelector(`.rollout-row[data-id="${CSS.escape(firstId)}"]`) !== null);
-      window.__coevolveTable = { action, requestMs, renderedMs: performance.now() - t0, rows: this.querySelectorAll('#rollouts .rollout-row').length, total: table.total, ...(firstId ? { firstId } : {}) };
+      window.__coevolveTable = { action, requestMs, renderedMs: performance.now() - t0, rows: this.querySelectorAll('#rollouts .rollout-row').length, total: table.total, ...(firstId ? { firstId } : {}), query: { filter: this.filter, sort: this.sort } };
       if (this.query.trim() && !keep) void this.runSearch();
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
