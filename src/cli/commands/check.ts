@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -14,6 +14,7 @@ import { importTb1Tasks } from '../../datasets/tb1Import.js';
 import { buildTaskImage, planTaskImage } from '../../sandbox/build/buildTaskImage.js';
 import { resolveBuildSources } from '../../sandbox/build/taskBuildSource.js';
 import { dockerFromUrl } from '../../sandbox/docker/connect.js';
+import { readSpecTextSync } from '../../specs/workspace.js';
 import { UserError } from '../errors.js';
 import { assignTaskImages } from '../run/taskImages.js';
 import { backendForCli } from './sandboxEnvironment.js';
@@ -84,7 +85,8 @@ function line(r: CheckResult): string {
   switch (r.status) {
     case 'passed': return `PASS ${label}: oracle ${r.oracleReward}, empty agent ${r.emptyReward}`;
     case 'unvalidated': return `UNVALIDATED ${label}: no oracle (solution), so nothing shows its tests can be passed; usable for eval. Empty agent ${r.emptyReward ?? '?'}`;
-    default: return `FAIL ${label}: ${r.details}`;
+    // An error before any environment was found already names its source first: say it once.
+    default: return `FAIL ${label}: ${!r.id && r.details.startsWith(`${r.source}: `) ? r.details.slice(r.source.length + 2) : r.details}`;
   }
 }
 
@@ -92,7 +94,9 @@ function line(r: CheckResult): string {
 async function environmentsOf(arg: string, cwd: string, tmp: string): Promise<{ source: string; env: EnvironmentSpec }[]> {
   const path = resolve(cwd, arg);
   if (!existsSync(path)) throw new UserError(`${arg}: does not exist`);
-  if (statSync(path).isFile()) return [{ source: arg, env: loadEnvironment(readFileSync(path, 'utf8'), arg) }];
+  if (statSync(path).isFile()) return [{ source: arg, env: loadEnvironment(readSpecTextSync(path, arg), arg) }];
+  const specs = envSpecsIn(path);
+  if (specs.length > 0) return specs.map((p) => ({ source: relative(cwd, p) || p, env: loadEnvironment(readSpecTextSync(p, relative(cwd, p)), relative(cwd, p)) }));
   const isTb1 = (d: string): boolean => existsSync(join(d, 'task.yaml')) && !existsSync(join(d, 'task.toml'));
   let result: ImportResult<EnvironmentSpec>;
   const tb1Children = (): boolean => readdirSync(path).some((n) => isTb1(join(path, n)));
@@ -103,8 +107,21 @@ async function environmentsOf(arg: string, cwd: string, tmp: string): Promise<{ 
   }
   await assignTaskImages(result, cwd);
   const out = result.imported.map((i) => ({ source: relative(cwd, i.source) || '.', env: i.spec }));
-  if (out.length === 0) throw new UserError(`${arg}: ${result.skipped.map((s) => `${relative(cwd, s.source) || '.'}: ${s.reason}`).join('; ') || 'no task found'}`);
+  const skippedAs = (s: { source: string; reason: string }): string => (resolve(cwd, s.source) === path ? s.reason : `${relative(cwd, s.source) || '.'}: ${s.reason}`);
+  if (out.length === 0) throw new UserError(`${arg}: ${result.skipped.map(skippedAs).join('; ') || 'no task found'}`);
   return out;
+}
+
+/**
+ * The environment specs of a folder that is not itself a task folder and holds none (a folder of imported specs,
+ * as `coevolve import --out` writes it); empty for anything else, which goes to the importers.
+ */
+function envSpecsIn(dir: string): string[] {
+  const isTask = (d: string): boolean => ['task.toml', 'instruction.md', 'task.yaml'].some((f) => existsSync(join(d, f)));
+  if (isTask(dir)) return [];
+  const names = readdirSync(dir).sort();
+  if (names.some((n) => !n.startsWith('.') && statSync(join(dir, n)).isDirectory() && isTask(join(dir, n)))) return [];
+  return names.filter((n) => /\.env\.(ya?ml|json)$/.test(n)).map((n) => join(dir, n)).filter((p) => statSync(p).isFile());
 }
 
 async function checkOne(source: string, env: EnvironmentSpec, opts: CheckOptions, output: CommandOutput, backends: Map<string, SandboxBackend>, docker?: Docker): Promise<CheckResult> {

@@ -2,6 +2,8 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
+import { maxSpecFileBytes } from '../../core/spec/parse.js';
+import { FileReadError, readFileBounded } from '../../files/boundedRead.js';
 import type { TaskImageInput } from './buildTaskImage.js';
 
 /** Where a task's image comes from, with the task.toml / task.yaml knobs the build honours. */
@@ -25,7 +27,8 @@ const composeNames = ['docker-compose.yaml', 'docker-compose.yml', 'compose.yaml
 /**
  * What to build for one command-line argument: a Harbor task folder (environment/Dockerfile, or a single-service
  * environment/docker-compose.yaml), a Terminal-Bench 1 folder (task.yaml + Dockerfile), an imported environment spec
- * (its `provenance.source` names the task folder), or a folder of task folders.
+ * (its `provenance.source` names the task folder), a folder of task folders, or a folder of imported specs (what
+ * `coevolve import --out` writes).
  */
 export function resolveBuildSources(arg: string, cwd: string, options: { bases?: Record<string, string>; buildArgs?: Record<string, string> } = {}): TaskBuildSource[] {
   const path = resolve(cwd, arg);
@@ -33,8 +36,8 @@ export function resolveBuildSources(arg: string, cwd: string, options: { bases?:
   if (!existsSync(path)) throw new TaskBuildSourceError(arg, 'does not exist');
   const base = { buildArgs: options.buildArgs ?? {}, bases: options.bases ?? {} };
   if (statSync(path).isFile()) {
-    if (!/\.env\.(ya?ml|json)$/.test(path)) throw new TaskBuildSourceError(arg, 'is a file; pass a task folder (Harbor or Terminal-Bench 1) or an environment spec (*.env.yaml)');
-    const doc = parseYaml(readFileSync(path, 'utf8')) as { provenance?: Record<string, unknown> } | null;
+    if (!isEnvSpecName(path)) throw new TaskBuildSourceError(arg, 'is a file; pass a task folder (Harbor or Terminal-Bench 1) or an environment spec (*.env.yaml)');
+    const doc = parseYaml(specText(path, arg)) as { provenance?: Record<string, unknown> } | null;
     const m = /^(?:harbor|terminal-bench-1):(.+)$/.exec(typeof doc?.provenance?.source === 'string' ? doc.provenance.source : '');
     if (!m) throw new TaskBuildSourceError(arg, 'was not imported from a Harbor or Terminal-Bench 1 task (provenance.source), so it has no Dockerfile to build; its sandbox.image must already exist');
     if (!existsSync(m[1]!)) throw new TaskBuildSourceError(arg, `was imported from ${m[1]}, which is no longer there; import the task again or build its image yourself`);
@@ -44,8 +47,22 @@ export function resolveBuildSources(arg: string, cwd: string, options: { bases?:
   if (one) return [one];
   const children = readdirSync(path).sort().map((n) => join(path, n)).filter((p) => statSync(p).isDirectory() && !basename(p).startsWith('.'));
   const found = children.map((c) => taskFolderSource(c, shown(c), base)).filter((s): s is TaskBuildSource => s !== undefined);
-  if (found.length === 0) throw new TaskBuildSourceError(arg, 'is not a task folder (environment/Dockerfile, or task.yaml with a Dockerfile) and holds none');
-  return found;
+  if (found.length > 0) return found;
+  const specs = readdirSync(path).sort().filter(isEnvSpecName).map((n) => join(path, n)).filter((p) => statSync(p).isFile());
+  if (specs.length === 0) throw new TaskBuildSourceError(arg, 'is not a task folder (environment/Dockerfile, or task.yaml with a Dockerfile) and holds none, nor any environment spec (*.env.yaml)');
+  return specs.flatMap((p) => resolveBuildSources(p, cwd, options));
+}
+
+const isEnvSpecName = (p: string): boolean => /\.env\.(ya?ml|json)$/.test(p);
+
+/** A spec's text, bounded like every spec read (a FIFO or /dev/zero under a spec name is refused, never read). */
+function specText(path: string, shown: string): string {
+  try {
+    return readFileBounded(path, { maxBytes: maxSpecFileBytes }).toString('utf8');
+  } catch (err) {
+    if (err instanceof FileReadError) throw new TaskBuildSourceError(shown, `cannot read the spec: it ${err.reason}`);
+    throw err;
+  }
 }
 
 function taskFolderSource(dir: string, shown: string, base: Pick<TaskImageInput, 'buildArgs' | 'bases'>): TaskBuildSource | undefined {

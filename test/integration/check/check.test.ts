@@ -65,6 +65,16 @@ describe('coevolve check (Docker)', function () {
     assert.deepEqual(printed.map((p) => [p.id, p.status]), [['no-oracle', 'unvalidated']]);
   });
 
+  it('checks every environment spec of a folder of specs (what `coevolve import --out` writes)', async () => {
+    mkdirSync(join(tmp, 'specs'), { recursive: true });
+    cpSync(join(tmp, 'good.env.yaml'), join(tmp, 'specs', 'good.env.yaml'));
+    writeFileSync(join(tmp, 'specs', 'dana.user.yaml'), 'id: dana\n');
+    const o = capture();
+    const r = await runCheck(['specs'], { backend: 'docker', labels }, o);
+    assert.equal(r.code, 0, o.text);
+    assert.deepEqual(r.results.map((x) => [x.source, x.status]), [['specs/good.env.yaml', 'passed']]);
+  });
+
   it('reports a source that does not exist as a failure', async () => {
     const r = await runCheck(['missing.env.yaml'], { backend: 'docker', labels }, capture());
     assert.equal(r.code, 1);

@@ -110,6 +110,17 @@ describe('build sources', () => {
     assert.throws(() => resolveBuildSources(join(tmp, 'two'), tmp), /has 2 services \(main, db\); multi-container tasks are not supported yet: a Coevolve sandbox is a single container with no network/);
   });
 
+  it('takes a folder of imported specs (what `coevolve import --out specs/` writes) as those specs', () => {
+    mkdirSync(join(tmp, 'specs'));
+    writeFileSync(join(tmp, 'specs', 'a.env.yaml'), `id: a\nprovenance:\n  source: harbor:${join(harbor, 'env-file')}\n`);
+    writeFileSync(join(tmp, 'specs', 'b.env.yaml'), `id: b\nprovenance:\n  source: harbor:${join(harbor, 'log-level-count')}\n`);
+    writeFileSync(join(tmp, 'specs', 'dana.user.yaml'), 'id: dana\n');
+    const sources = resolveBuildSources('specs', tmp);
+    assert.deepEqual(sources.map((s) => [s.name, s.source]), [['env-file', 'specs/a.env.yaml'], ['log-level-count', 'specs/b.env.yaml']]);
+    mkdirSync(join(tmp, 'empty'));
+    assert.throws(() => resolveBuildSources('empty', tmp), /is not a task folder .* and holds none, nor any environment spec/);
+  });
+
   it('follows an imported spec to its task folder and says when a spec has none', () => {
     writeFileSync(join(tmp, 'a.env.yaml'), `id: a\nprovenance:\n  source: harbor:${join(harbor, 'env-file')}\n`);
     const [s] = resolveBuildSources('a.env.yaml', tmp, { bases: { 'ubuntu:24.04': 'coevolve/busybox:latest' } });
