@@ -204,7 +204,9 @@ export class RolloutTableView extends LitElement {
   }
 
   private sortBy(key: RolloutSortKey): void {
-    this.sort = { key, dir: this.sort.key === key && this.sort.dir === 'asc' ? 'desc' : key === 'reward' ? 'desc' : 'asc' };
+    // The same column again turns its order round; a new one starts highest reward first, else ascending.
+    const dir = this.sort.key === key ? (this.sort.dir === 'asc' ? 'desc' : 'asc') : key === 'reward' ? 'desc' : 'asc';
+    this.sort = { key, dir };
     void this.load('sort');
   }
 

@@ -77,8 +77,23 @@ describe('run dashboard in Chromium on a real demo run', function () {
     await page.locator('#rollouts .rollout-row[data-id]').first().waitFor();
     const total = data.handlers['rollouts/table']({ runDir }).total;
     assert.match((await page.locator('#table-count').textContent()) ?? '', new RegExp(`^${total} rollouts`));
-    await page.locator('button.sort[data-sort="reward"]').click();
-    await page.waitForFunction(() => window.__coevolveTable?.action === 'sort');
+    // Clicks a column header and waits until the rows of that order are drawn; returns the direction it took.
+    const sortBy = async (key: string): Promise<string> => {
+      const before = await page.evaluate(() => JSON.stringify(window.__coevolveTable?.query?.sort ?? null));
+      await page.locator(`button.sort[data-sort="${key}"]`).click();
+      await page.waitForFunction(([k, b]) => window.__coevolveTable?.action === 'sort' && window.__coevolveTable.query?.sort.key === k && JSON.stringify(window.__coevolveTable.query?.sort) !== b, [key, before]);
+      return page.evaluate(() => window.__coevolveTable!.query!.sort.dir);
+    };
+    // Every header, its sort mark included, and every checkbox fits its column: a cut one draws an ellipsis dot.
+    for (const key of await page.$$eval('button.sort', (bs) => bs.map((b) => (b as HTMLElement).dataset['sort']!))) {
+      await sortBy(key);
+      const cut = await page.$$eval('#rollouts .rollout-head > span, #rollouts .rollout-row[data-id] > .cell:first-child', (cells) =>
+        cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent?.trim() || c.innerHTML.slice(0, 40)));
+      assert.deepEqual(cut, [], `sorted by ${key}: cells drawn cut (with an ellipsis)`);
+    }
+    // A second click on a column turns its order round, reward included (it starts highest first).
+    assert.deepEqual([await sortBy('reward'), await sortBy('reward'), await sortBy('generation'), await sortBy('generation')], ['desc', 'asc', 'asc', 'desc']);
+    assert.equal(await sortBy('reward'), 'desc');
     // Virtualized: the rows on screen, in their row order.
     const rewards = await page.$$eval('#rollouts .rollout-row[data-id]', (rows) => rows.sort((a, b) => Number((a as HTMLElement).dataset['index']) - Number((b as HTMLElement).dataset['index'])).map((r) => Number(r.querySelector('.reward-num')?.textContent)));
     assert.ok(rewards.length > 0 && rewards.length <= total, `${rewards.length} rows drawn of ${total}`);
