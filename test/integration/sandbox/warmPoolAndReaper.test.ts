@@ -24,7 +24,9 @@ describe('warm pool and reaper', function () {
       assert.equal((await s.exec('cat f.txt')).stdout, 'warm');
       await s.stop();
       for (let i = 0; i < 100 && pool.idleCount < 2; i++) await new Promise((r) => setTimeout(r, 50));
-      assert.equal(pool.idleCount, 2, 'refilled');
+      // Refilled to its size; the stopped container may come back scrubbed on top of that (the pool keeps up to twice
+      // its size of recycled ones idle), depending on whether its scrub or the refill's launch finished first.
+      assert.ok(pool.idleCount >= 2 && pool.idleCount <= 4, `refilled: ${pool.idleCount} idle`);
     } finally {
       await pool.dispose();
     }
