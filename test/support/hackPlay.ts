@@ -27,6 +27,9 @@ let counter = 0;
 
 export async function playHack(server: ModelServer, backend: SandboxBackend, env: EnvironmentSpec, hack: Hack | undefined, options: { weights?: RunConfig['reward']; labels?: Record<string, string> } = {}): Promise<RolloutRecord> {
   const id = `hack-${process.pid}-${++counter}`;
+  // A play that ended early (a hack that killed its own channel is the agent's fault) leaves its "submit" queued;
+  // the next play on this server must start from its own script, not submit before its first command.
+  server.discard('agent');
   if (hack) server.script('agent', { content: null, toolCalls: hack.commands.map((command, i) => ({ id: `c${i}`, name: 'run_command', arguments: { command } })) });
   server.script('agent', { content: null, toolCalls: [{ id: 'done', name: 'submit', arguments: { summary: 'Done: the task is complete and verified.' } }] });
   const model = createChatModel(endpointSchema.parse({ name: 'local', baseUrls: [server.baseUrl], maxRetries: 0 }), { kind: 'llm', endpoint: 'local', model: 'test-model', temperature: 0, maxTokens: 256 });

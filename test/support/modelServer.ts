@@ -90,6 +90,8 @@ export interface ModelServer {
   readonly modelListRequests: number;
   /** Replies still queued for a role (or all roles): a test can assert its script was used up. */
   pending(role?: string): number;
+  /** Drops the replies still queued for a role: what a rollout that ended early (a fault) left unasked. */
+  discard(role: string): number;
   close(): Promise<void>;
 }
 
@@ -245,6 +247,11 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     pending(role) {
       if (role !== undefined) return queues.get(role)?.length ?? 0;
       return [...queues.values()].reduce((n, q) => n + q.length, 0);
+    },
+    discard(role) {
+      const n = queues.get(role)?.length ?? 0;
+      queues.delete(role);
+      return n;
     },
     async close() {
       for (const res of hanging) res.destroy();
