@@ -12,7 +12,7 @@ import { placeholderOracle } from '../../datasets/harborMapping.js';
 import type { ImportResult } from '../../datasets/importReport.js';
 import { importTb1Tasks } from '../../datasets/tb1Import.js';
 import { buildTaskImage, planTaskImage } from '../../sandbox/build/buildTaskImage.js';
-import { resolveBuildSources } from '../../sandbox/build/taskBuildSource.js';
+import { isEnvSpecName, resolveBuildSources } from '../../sandbox/build/taskBuildSource.js';
 import { dockerFromUrl } from '../../sandbox/docker/connect.js';
 import { readSpecTextSync } from '../../specs/workspace.js';
 import { UserError } from '../errors.js';
@@ -121,7 +121,7 @@ function envSpecsIn(dir: string): string[] {
   if (isTask(dir)) return [];
   const names = readdirSync(dir).sort();
   if (names.some((n) => !n.startsWith('.') && statSync(join(dir, n)).isDirectory() && isTask(join(dir, n)))) return [];
-  return names.filter((n) => /\.env\.(ya?ml|json)$/.test(n)).map((n) => join(dir, n)).filter((p) => statSync(p).isFile());
+  return names.filter(isEnvSpecName).map((n) => join(dir, n)).filter((p) => statSync(p).isFile());
 }
 
 async function checkOne(source: string, env: EnvironmentSpec, opts: CheckOptions, output: CommandOutput, backends: Map<string, SandboxBackend>, docker?: Docker): Promise<CheckResult> {

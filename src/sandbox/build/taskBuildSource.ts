@@ -53,7 +53,8 @@ export function resolveBuildSources(arg: string, cwd: string, options: { bases?:
   return specs.flatMap((p) => resolveBuildSources(p, cwd, options));
 }
 
-const isEnvSpecName = (p: string): boolean => /\.env\.(ya?ml|json)$/.test(p);
+/** An environment spec's file name (`*.env.yaml`, `*.env.yml`, `*.env.json`). */
+export const isEnvSpecName = (p: string): boolean => /\.env\.(ya?ml|json)$/.test(p);
 
 /** A spec's text, bounded like every spec read (a FIFO or /dev/zero under a spec name is refused, never read). */
 function specText(path: string, shown: string): string {
