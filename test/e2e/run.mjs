@@ -53,6 +53,8 @@ async function main() {
       COEVOLVE_COUNTS_FILE: countsFile,
       COEVOLVE_E2E_URL: server.url,
       COEVOLVE_E2E_WORKSPACE: workspace,
+      // The flows read the extension's log (what Output shows) from the server's own log folder.
+      COEVOLVE_E2E_USER_DATA: server.userDataDir,
       COEVOLVE_CHROMIUM: tools.chromium,
       COEVOLVE_E2E_SCREENSHOTS: join(root, 'artifacts/screenshots'),
       // The untrusted-window flow starts its own server with workspace trust on, from the same tools and .vsix.

@@ -74,35 +74,30 @@ describe('e2e: the walkthrough, from an empty folder to a real demo run and its 
   });
 
   it('runs the demo from the walkthrough: the tree, the progress toast and the CLI name the same generation', async function () {
+    // The log and the Runs view are opened first, so that the whole run is watched from its start: a quiet machine
+    // plays the two generations in under a minute, and a test that opened them after pressing the button saw
+    // generation 1 end before it looked.
+    await wb.runCommand('Coevolve: Show Log');
+    await wb.openViewContainer('Coevolve');
+    await page().locator('.tab', { hasText: 'Walkthrough: Coevolve' }).first().click();
     await pressStepButton('Run the demo', 'Run the Demo');
     const toast = wb.notification(/Coevolve: running demo\.run\.yaml/);
     await toast.waitFor({ timeout: 60_000 });
-    await wb.runCommand('Coevolve: Show Log');
-    await wb.openViewContainer('Coevolve');
     await runRow(/^demo · /).waitFor({ timeout: 60_000 });
     await runRow(/^demo · /).click();
     // While the second generation plays, all three say "generation 1" (of two): the toast with the count beside
-    // it, the tree's row of that generation playing, and the CLI's own progress lines in the log.
-    // On a quiet machine the two generations take under a minute and generation 1 can be over before the tree is
-    // open: the live checks (toast, tree, the CLI's line in the log) run when the test sees it playing.
+    // it, the tree's row of that generation playing, and the CLI's own progress line in the log.
     const live = toast.filter({ hasText: 'generation 1 (2 of 2)' });
-    await live.or(wb.notification(/Coevolve: run finished \(demo-/)).first().waitFor({ timeout: 600_000 });
-    const sawLive = await live.isVisible();
-    if (sawLive) {
-      const genRow = runRow(/^Generation 1/);
-      await genRow.waitFor({ timeout: 30_000 });
-      assert.match((await genRow.textContent()) ?? '', /playing \d+\/\d+ rollouts/, 'the tree shows generation 1 playing');
-    }
-    // The Output view (Monaco) draws spaces as no-break spaces: \s matches both.
-    const cliLine = page().locator('.part.panel .view-line', { hasText: /\[cli\]\sgeneration\s1\s\(2\sof\s2\):\s/ });
-    // Monaco draws only the lines on screen: after a finished run the line has scrolled away, so it is read live.
-    if (sawLive) await cliLine.first().waitFor({ timeout: 30_000 }).catch(async (err: unknown) => {
-      throw new Error(`${String(err)}\nthe panel shows: ${JSON.stringify(await page().locator('.part.panel .view-line').allTextContents())}`);
-    });
-    if (sawLive) {
-      const toastText = (await toast.textContent()) ?? '';
-      assert.doesNotMatch(toastText, /generation 2\b/, `the toast names no later generation: ${toastText}`);
-    }
+    await live.waitFor({ timeout: 600_000 });
+    const genRow = runRow(/^Generation 1/);
+    await genRow.waitFor({ timeout: 30_000 });
+    assert.match((await genRow.textContent()) ?? '', /playing \d+\/\d+ rollouts/, 'the tree shows generation 1 playing');
+    const toastText = (await toast.textContent()) ?? '';
+    assert.doesNotMatch(toastText, /generation 2\b/, `the toast names no later generation: ${toastText}`);
+    // The CLI's line is read from the extension's log file (what the Output view shows): Monaco draws only the
+    // lines on screen, and the CLI's later lines push it out of view.
+    const cliLog = await waitForLogLine(/\[cli\] generation 1 \(2 of 2\): playing \d+ rollouts/, 30_000);
+    assert.doesNotMatch(cliLog, /\[cli\] generation 2\b/, 'the CLI names no generation 2 in a two-generation run');
     await wb.screenshot('walkthrough-run-live');
     await wb.notification(/Coevolve: run finished \(demo-/).waitFor({ timeout: 600_000 });
     // Finished: the run is completed and no generation is still drawn as playing.
@@ -178,6 +173,26 @@ describe('e2e: the walkthrough, from an empty folder to a real demo run and its 
     await wb.screenshot('walkthrough-rollout-reward');
   });
 });
+
+/** Waits until the extension's "Coevolve" log file (under code-server's user data) has a line matching `pattern`. */
+async function waitForLogLine(pattern: RegExp, timeout: number): Promise<string> {
+  const userData = process.env.COEVOLVE_E2E_USER_DATA;
+  if (!userData) throw new Error('COEVOLVE_E2E_USER_DATA is not set: run through test/e2e/run.mjs');
+  const logs = (): string[] => {
+    const root = join(userData, 'logs');
+    if (!existsSync(root)) return [];
+    return (readdirSync(root, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+      .filter((d) => d.isFile() && /Coevolve\.log$/.test(d.name))
+      .map((d) => join(d.parentPath, d.name));
+  };
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const text = logs().map((f) => readFileSync(f, 'utf8')).join('\n');
+    if (pattern.test(text)) return text;
+    if (Date.now() > deadline) throw new Error(`no line ${String(pattern)} in the extension's log (${logs().join(', ') || 'no Coevolve.log under ' + userData}); it ends:\n${text.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
 
 async function assertBarsToScale(frame: Frame, root: string, where: string): Promise<void> {
   const bars = await drawnBars(frame, root);
