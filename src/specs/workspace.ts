@@ -1,6 +1,6 @@
 // The file-system side of spec validation: finds spec files in folders, reads them, and feeds core's pure parser
 // and cross-file rules. Used by `coevolve validate` and by the editor.
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, type Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { isSpecFileName, specKindInfo, specKinds } from '../core/spec/kinds.js';
@@ -21,6 +21,28 @@ export interface SpecValidation {
 export interface ValidateOptions {
   /** Folder that relative arguments are resolved against, and that messages name other files relative to. */
   cwd?: string;
+  /** How a folder is listed while searching (tests remove a folder between two listings, for real). */
+  listFolder?: ListFolder;
+}
+
+export type ListFolder = (folder: string) => Promise<Dirent[]>;
+
+const listFolderOnDisk: ListFolder = (folder) => readdir(folder, { withFileTypes: true });
+
+/** Nothing at all at `file` any more (a dangling link is still there, and still reported). */
+function isGone(file: string): boolean {
+  try {
+    lstatSync(file);
+    return false;
+  } catch (err) {
+    return vanished(err);
+  }
+}
+
+/** A folder or file that went away (or became a file) after its parent was listed: another process's temp folder. */
+function vanished(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 /** Folders never searched for specs: dependencies, version control and other tools' hidden state. */
@@ -28,11 +50,20 @@ function skipFolder(name: string): boolean {
   return name === 'node_modules' || name.startsWith('.');
 }
 
-/** Spec files (`*.env.yaml`, `*.user.yaml`, `*.agent.yaml`, `*.run.yaml`) under `dir`, sorted. */
-export async function findSpecFiles(dir: string): Promise<string[]> {
+/**
+ * Spec files (`*.env.yaml`, `*.user.yaml`, `*.agent.yaml`, `*.run.yaml`) under `dir`, sorted. A subfolder that
+ * vanishes between its parent's listing and its own (a shared /tmp) is skipped; `dir` itself must be listable.
+ */
+export async function findSpecFiles(dir: string, listFolder: ListFolder = listFolderOnDisk): Promise<string[]> {
   const found: string[] = [];
   const walk = async (folder: string): Promise<void> => {
-    const entries = await readdir(folder, { withFileTypes: true });
+    let entries: Dirent[];
+    try {
+      entries = await listFolder(folder);
+    } catch (err) {
+      if (folder !== dir && vanished(err)) return;
+      throw err;
+    }
     for (const e of entries) {
       const full = join(folder, e.name);
       if (e.isDirectory()) {
@@ -92,6 +123,7 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
   const cwd = options.cwd ?? process.cwd();
   const problems: Problem[] = [];
   const files: string[] = [];
+  const searched = new Set<string>();
   for (const given of paths) {
     const abs = resolve(cwd, given);
     let isDir: boolean;
@@ -107,7 +139,7 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
     }
     let found: string[];
     try {
-      found = await findSpecFiles(abs);
+      found = await findSpecFiles(abs, options.listFolder);
     } catch (err) {
       problems.push(problemAt(abs, startOfFile, 'error', `cannot search this folder: ${err instanceof Error ? err.message : String(err)}`));
       continue;
@@ -117,10 +149,16 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
       problems.push(problemAt(abs, startOfFile, 'warning', `no spec files (${suffixes}) in this folder`));
     }
     files.push(...found);
+    for (const f of found) searched.add(f);
   }
-  const unique = [...new Set(files)];
   const specs: ParsedSpec[] = [];
-  for (const file of unique) specs.push(await readSpecFile(file));
+  for (const file of new Set(files)) {
+    const spec = await readSpecFile(file);
+    // A file found by searching that is gone when read was another process's: dropped, like a vanished folder.
+    if (searched.has(file) && spec.problems.length > 0 && isGone(file)) continue;
+    specs.push(spec);
+  }
+  const unique = specs.map((s) => s.file);
   for (const s of specs) problems.push(...s.problems);
   problems.push(...crossFileProblems(specs, {
     resolve: (from, rel) => resolve(dirname(from), rel),

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { crossFileProblems } from '../../../src/core/spec/workspaceRules.js';
 import { parseSpecText } from '../../../src/core/spec/parse.js';
-import { validateFiles } from '../../../src/specs/workspace.js';
+import { findSpecFiles, validateFiles, type ListFolder } from '../../../src/specs/workspace.js';
 
 const fixtures = join(__dirname, '../../fixtures/specs');
 const brief = (ps: { file: string; line: number; column: number; endLine: number; endColumn: number; message: string }[]): string[] =>
@@ -37,5 +40,55 @@ describe('spec rules across files', () => {
     assert.deepEqual(brief(problems), ['no/such/thing.env.yaml:1:1-1:1 no such file or folder']);
     const empty = await validateFiles(['.'], { cwd: join(fixtures, 'valid', '..', '..', 'specs', 'valid', '..', 'valid') });
     assert.deepEqual(empty.problems, []);
+  });
+});
+
+describe('searching a folder that other processes change (a shared /tmp)', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'coevolve-vanish-'));
+    mkdirSync(join(root, 'stays'));
+    mkdirSync(join(root, 'goes', 'deep'), { recursive: true });
+    writeFileSync(join(root, 'stays', 'a.env.yaml'), 'apiVersion: coevolve/v1\nkind: Environment\n');
+    writeFileSync(join(root, 'goes', 'deep', 'b.env.yaml'), 'x');
+    writeFileSync(join(root, 'late.env.yaml'), 'x');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** Lists for real, and removes `victim` from the disk right after `parent` was listed (before it is walked). */
+  const removingAfter = (parent: string, victim: string): ListFolder => async (folder) => {
+    const entries = await readdir(folder, { withFileTypes: true });
+    if (folder === parent) rmSync(victim, { recursive: true, force: true });
+    return entries;
+  };
+
+  it('a subfolder removed after its parent was listed is skipped, not reported as a raw ENOENT', async () => {
+    const listFolder = removingAfter(root, join(root, 'goes'));
+    // Without the skip this is "cannot search this folder: ENOENT: no such file or directory, scandir '…/goes'".
+    assert.deepEqual((await findSpecFiles(root, listFolder)).map((f) => relative(root, f)), ['late.env.yaml', 'stays/a.env.yaml']);
+    rmSync(join(root, 'goes'), { recursive: true, force: true });
+    mkdirSync(join(root, 'goes', 'deep'), { recursive: true });
+    const result = await validateFiles([root], { listFolder: removingAfter(root, join(root, 'goes')) });
+    assert.ok(!result.problems.some((p) => p.message.includes('ENOENT') || p.message.includes('cannot search')), JSON.stringify(result.problems));
+  });
+
+  it('a spec file removed after it was found is dropped; one given by name or a dangling link is still reported', async () => {
+    symlinkSync(join(root, 'nowhere.env.yaml'), join(root, 'dangling.env.yaml'));
+    const listFolder = removingAfter(join(root, 'stays'), join(root, 'late.env.yaml'));
+    const result = await validateFiles([root], { listFolder });
+    assert.ok(!result.files.includes(join(root, 'late.env.yaml')));
+    assert.ok(!result.problems.some((p) => p.file === join(root, 'late.env.yaml')), JSON.stringify(result.problems));
+    assert.ok(result.problems.some((p) => p.file === join(root, 'dangling.env.yaml') && p.message.startsWith('cannot read the file')));
+    rmSync(join(root, 'stays', 'a.env.yaml'));
+    const named = await validateFiles([join(root, 'stays', 'a.env.yaml')]);
+    assert.deepEqual(named.problems.map((p) => p.message), ['no such file or folder']);
+  });
+
+  it('the folder asked for must still be listable: its own disappearance is an error', async () => {
+    const removeThenList: ListFolder = async (f) => {
+      rmSync(f, { recursive: true, force: true });
+      return readdir(f, { withFileTypes: true });
+    };
+    await assert.rejects(findSpecFiles(join(root, 'goes'), removeThenList), /ENOENT/);
   });
 });
