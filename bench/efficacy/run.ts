@@ -35,17 +35,42 @@ const config = resolve('environments/demo.run.yaml');
 const keep = arg('--keep');
 const work = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'coevolve-efficacy-'));
 
-/** One CLI call; resolves with its stdout, rejects with the end of its stderr. */
+/** CPU seconds (user + system) of a CLI call and everything it waited for (its bwrap sandboxes), from bash's `times`. */
+interface CpuTime { user: number; system: number }
+
+/** One CLI call; resolves with its stdout and CPU time, rejects with the end of its stderr. */
 function run(args: string[]): Promise<string> {
+  return runTimed(args).then((r) => r.out);
+}
+
+function runTimed(args: string[]): Promise<{ out: string; cpu: CpuTime | null; wallSec: number }> {
+  const t0 = Date.now();
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // bash's `times` prints the CPU time of the children it waited for: the CLI and every process it reaped.
+    const script = '"$@"; s=$?; times >&2; exit $s';
+    const child = spawn('bash', ['-c', script, 'coevolve', process.execPath, cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => (err = (err + b.toString('utf8')).slice(-3000)));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolveRun(Buffer.concat(out).toString('utf8')) : reject(new Error(`coevolve ${args.join(' ')} failed (${code}):\n${err}`))));
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`coevolve ${args.join(' ')} failed (${code}):\n${err}`));
+      resolveRun({ out: Buffer.concat(out).toString('utf8'), cpu: cpuOf(err), wallSec: (Date.now() - t0) / 1000 });
+    });
   });
+}
+
+/** The children line of bash's `times` ("0m1.250s 0m0.340s"), the last of its two lines. */
+function cpuOf(stderr: string): CpuTime | null {
+  const lines = stderr.trim().split('\n').filter((l) => /^\d+m[\d.]+s \d+m[\d.]+s$/.test(l.trim()));
+  const last = lines[lines.length - 1];
+  if (!last) return null;
+  const [u, s] = last.trim().split(' ').map((x) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(x)!;
+    return Number(m[1]) * 60 + Number(m[2]);
+  }) as [number, number];
+  return { user: u, system: s };
 }
 
 interface SeedFigures {
@@ -64,12 +89,17 @@ interface SeedFigures {
   userEffects: number[];
   realismOutside: number;
   inBandFinal: number;
+  /** CPU seconds of the run (CLI + sandboxes) when this bench made it; null for a run an earlier bench made. */
+  runCpuSec: number | null;
+  runWallSec: number | null;
+  loadAtRun: number;
 }
 
 async function seedFigures(seed: number): Promise<SeedFigures> {
   const out = join(work, `seed-${seed}`);
   const existing = existsSync(out) ? readdirSync(out).find((d) => d.startsWith('demo-')) : undefined;
-  if (!existing) await run(['run', config, '--backend', 'bwrap', '--seed', String(seed), '--generations', String(generations), '--out', out]);
+  const loadAtRun = loadavg()[0]!;
+  const made = existing ? null : await runTimed(['run', config, '--backend', 'bwrap', '--seed', String(seed), '--generations', String(generations), '--out', out]);
   const runDir = join(out, readdirSync(out).find((d) => d.startsWith('demo-'))!);
   // A kept run an earlier bench left unfinished is resumed (a no-op when it completed).
   if (existing) await run(['resume', runDir, '--backend', 'bwrap']);
@@ -77,7 +107,8 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
   const gens = report.generations;
   const evalAt = async (extra: string[]): Promise<EvalResult> => JSON.parse(await run(['eval', runDir, '--backend', 'bwrap', '--n', '20', '--json', '--out', join(out, 'evals'), ...extra])) as EvalResult;
   const short = await evalAt(['--generation', String(shortAt), '--agent', String(shortAt)]);
-  const final = await evalAt(['--no-user-effect']);
+  // With 5 generations the final archive is the generation-4 one: the same pairs and agent, so not played twice.
+  const final = gens.length - 1 === shortAt ? short : await evalAt(['--no-user-effect']);
   const difficulty = gens.slice(0, shortAt + 1).map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
   const risingSteps = difficulty.slice(1).filter((d, i) => d.mean - difficulty[i]!.mean > d.se).length;
   const heldOut = gens.map((g) => g.heldOut.test?.score.success ?? Number.NaN);
@@ -100,6 +131,9 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     userEffects: users.map((u) => u.vsParent.mean),
     realismOutside: users.filter((u) => u.realismViolations.length > 0).length,
     inBandFinal: final.summary.inBandShare,
+    runCpuSec: made?.cpu ? made.cpu.user + made.cpu.system : null,
+    runWallSec: made?.wallSec ?? null,
+    loadAtRun,
   };
 }
 
@@ -133,6 +167,8 @@ async function main(): Promise<void> {
   console.log(`held-out agent success: final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)}`);
   console.log(`measured difficulty rising (gen mean above the previous by more than its se): ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps`);
   console.log(effect ? `evolved users vs parent (parent - child success, fresh ids): ${effect.mean.toFixed(3)} [${effect.ci[0].toFixed(3)}, ${effect.ci[1].toFixed(3)}] over ${effect.n} users; outside realism bounds: ${rows.reduce((s, r) => s + r.realismOutside, 0)}` : 'evolved users: none in the final archives');
+  const cpu = rows.filter((r) => r.runCpuSec !== null);
+  console.log(cpu.length ? `run cost (CLI + its bwrap sandboxes, ${generations} generations): ${cpu.map((r) => `seed ${r.seed} ${r.runCpuSec!.toFixed(0)} s CPU, ${r.runWallSec!.toFixed(0)} s wall at load ${r.loadAtRun.toFixed(1)}`).join('; ')} (the demo's budget: 2 min on 2 cores)` : 'run cost: every run was made by an earlier bench (--keep), not timed');
   console.log(JSON.stringify({ bench: 'efficacy', seeds, generations, rows, userEffect: effect, load: loadavg() }));
   if (!keep) rmSync(work, { recursive: true, force: true });
 }
