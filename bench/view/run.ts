@@ -8,7 +8,7 @@
 // nodes built in process). Cold = the first load after the server started; warm = median of the next three.
 // Targets: ≤ 1 s each in the browser host. Server RSS and the load average are printed beside.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -37,25 +37,36 @@ function startView(sources: string[]): Promise<{ url: string; child: ChildProces
 
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 
+interface Loads {
+  cold: number;
+  warm: number;
+  /** Every load in order, and the round trip of each load's first data request (Resource Timing, what the page waited on the host). */
+  all: number[];
+  firstRequest: number[];
+}
+
 /** Navigation to "the data is drawn", in ms, for a cold load and three warm ones. */
-async function timeLoads<A>(browser: Browser, url: string, drawn: string, arg: A): Promise<{ cold: number; warm: number }> {
+async function timeLoads<A>(browser: Browser, url: string, drawn: string, arg: A): Promise<Loads> {
   const times: number[] = [];
+  const firstRequest: number[] = [];
   for (let i = 0; i < 4; i++) {
     const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
     const t0 = Date.now();
     await page.goto(url);
     await page.waitForFunction(drawn, arg, { timeout: 120_000, polling: 'raf' });
     times.push(Date.now() - t0);
+    firstRequest.push(await page.evaluate(() => Math.round(performance.getEntriesByType('resource').find((e) => /\/(api\/)?rpc$/.test(e.name))?.duration ?? NaN)));
     await page.close();
   }
-  return { cold: times[0] as number, warm: median(times.slice(1)) };
+  return { cold: times[0] as number, warm: median(times.slice(1)), all: times, firstRequest };
 }
 
 // "Shows its data": the list's count is the number of runs and its first screen of rows has their links (the list is
 // virtualized: only rows on screen exist); the dashboard has its charts drawn under the run's own name.
 const runsDrawn = '(n) => document.querySelector("#run-count")?.textContent === String(n) && document.querySelectorAll(".run-row .run-link").length >= Math.min(n, 25)';
 const chartsDrawn = '(a) => document.querySelectorAll("#charts canvas").length >= a.charts && new RegExp(a.name).test(document.querySelector(".dash-head h1")?.textContent ?? "")';
-const ms = (t: { cold: number; warm: number }): string => `cold ${t.cold} ms · warm ${t.warm} ms`;
+const ms = (t: { cold: number; warm: number; all?: number[]; firstRequest?: number[] }): string =>
+  `cold ${t.cold} ms · warm ${t.warm} ms${t.all ? ` (loads ${t.all.join('/')} ms; first request's round trip ${t.firstRequest?.join('/')} ms)` : ''}`;
 const ratio = (a: { cold: number; warm: number }, b: { cold: number; warm: number }): string => `cold ${(a.cold / b.cold).toFixed(2)}× · warm ${(a.warm / b.warm).toFixed(2)}×`;
 
 async function main(): Promise<void> {
@@ -67,7 +78,8 @@ async function main(): Promise<void> {
     const given = process.env.COEVOLVE_BENCH_VIEW_DEMO;
     const demo = given ? join(work, 'demo', basename(given)) : realDemoRun(join(work, 'demo'));
     if (given) cpSync(given, demo, { recursive: true });
-    console.log(`real demo run (2 generations, bwrap) ${given ? `copied from ${given}` : `in ${((Date.now() - t) / 1000).toFixed(0)} s`}; load average ${load()}`);
+    const demoGenerations = readdirSync(join(demo, 'generations')).length;
+    console.log(`real demo run (${demoGenerations} generations, bwrap) ${given ? `copied from ${given}` : `in ${((Date.now() - t) / 1000).toFixed(0)} s`}; load average ${load()}`);
     cloneRuns(demo, join(work, 'many'), 1000);
     const big = scaleRollouts(demo, join(work, 'big'));
     console.log(`scaled: 1,000 copies of the run; one run of ${big.rollouts} rollouts over 20 generations`);
@@ -103,7 +115,11 @@ async function main(): Promise<void> {
     // The same runs as the server (its compare picker lists all 1,001 runs in both hosts).
     const registry = new RunRegistry(() => [join(work, 'many'), join(work, 'big')]);
     const data = new ViewData(registry);
-    const harness = await startHarness(root, 'dashboard', 'coevolve-dashboard', { runDir: big.dir }, (method, params) => (data.handlers as Record<string, (p: unknown) => unknown>)[method]?.(params));
+    // The editor's dashboard panel opens the run (its LiveRun, for the tab's title) before the page asks: so here.
+    const harness = await startHarness(root, 'dashboard', 'coevolve-dashboard', { runDir: big.dir }, (method, params) => {
+      if (method === 'dashboard/get') registry.get(big.dir);
+      return (data.handlers as Record<string, (p: unknown) => unknown>)[method]?.(params);
+    });
     const dashEditor = await timeLoads(browser, harness.url, chartsDrawn, { charts: 6, name: 'demo-10k' });
     await harness.close();
 
@@ -115,7 +131,7 @@ async function main(): Promise<void> {
     console.log(`    editor host (Runs tree root)       ${ms(registryLoads)} (in process: RunRegistry.rows + the root's nodes, no drawing)`);
     console.log(`  dashboard until six charts are drawn:`);
     console.log(`    ${big.rollouts}-rollout run, browser host ${ms(dashBrowser)}`);
-    console.log(`    baseline: the 2-generation demo run ${ms(dashSmall)}`);
+    console.log(`    baseline: the ${demoGenerations}-generation demo run ${ms(dashSmall)}`);
     console.log(`    ratio 10k run / demo run           ${ratio(dashBrowser, dashSmall)}`);
     console.log(`    editor host (same bundle, 10k run) ${ms(dashEditor)} · browser/editor ${ratio(dashBrowser, dashEditor)}`);
     console.log(`  server RSS: idle ${rssIdle.toFixed(0)} MB · after the runs list ${rssList.toFixed(0)} MB · after the dashboard ${rssDash.toFixed(0)} MB`);

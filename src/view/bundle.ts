@@ -88,7 +88,7 @@ export function writeBundle(out: string, sources: string[], o: BundleOptions = {
     for (const g of gens) write(`data/${key}/rows/g${g}.json`, rowsByGen.get(g) ?? []);
     const table: StaticTableIndex = { runDir: key, runName: manifest.name, generations: gens.map((g) => ({ index: g, rows: rowsByGen.get(g)?.length ?? 0 })) };
     write(`data/${key}/table.json`, table);
-    write(`data/${key}/dashboard.json`, dashboardView(live.run, undefined, (d) => runs.refOf(d)));
+    write(`data/${key}/dashboard.json`, dashboardView(live, undefined, (d) => runs.refOf(d)));
     write(`data/${key}/eval.json`, evalView(dir, key));
     const inBundle = exportExclusions(live.run, curation, (id) => envs.get(id), filters);
     const curated = runDataset(live.run, key);

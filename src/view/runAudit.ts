@@ -11,13 +11,14 @@ export function auditRunDir(dir: string, maxEntries = 1_000_000): string | undef
   let seen = 0;
   while (stack.length > 0) {
     const current = stack.pop() as string;
-    for (const name of readdirSync(current)) {
-      const path = join(current, name);
-      const st = lstatSync(path);
+    // Entry types from the directory itself (d_type: the entry's own type, a link is a link), not one lstat per
+    // file; where the file system reports no type, Node lstats that entry. Either way nothing is followed.
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const path = join(current, entry.name);
       if (++seen > maxEntries) return `more than ${maxEntries} entries`;
-      if (st.isSymbolicLink()) return `${relative(dir, path)} is a symbolic link (coevolve view follows no link out of a run directory)`;
-      if (st.isDirectory()) stack.push(path);
-      else if (!st.isFile()) return `${relative(dir, path)} is not a regular file`;
+      if (entry.isSymbolicLink()) return `${relative(dir, path)} is a symbolic link (coevolve view follows no link out of a run directory)`;
+      if (entry.isDirectory()) stack.push(path);
+      else if (!entry.isFile()) return `${relative(dir, path)} is not a regular file`;
     }
   }
   return undefined;

@@ -71,12 +71,22 @@ export class ServedRuns implements RunResolver {
   }
 
   get(ref: string): LiveRun {
+    return this.registry.get(this.audit(ref));
+  }
+
+  /** The audited directory of a key and its live run if open, without opening it (the dashboard reads an outline). */
+  find(ref: string): { dir: string; live?: LiveRun } {
+    return this.registry.find(this.audit(ref));
+  }
+
+  /** The directory a key names, once auditRunDir found nothing in it that must not be served; throws otherwise. */
+  private audit(ref: string): string {
     const dir = this.dirOf(ref);
     if (!dir) throw new Error(`no run named "${ref.slice(0, 80)}" is served here`);
     let problem = this.audited.get(dir);
     if (problem === undefined) this.audited.set(dir, (problem = auditRunDir(dir) ?? null));
     if (problem) throw new Error(`run "${ref}" is not served: ${problem}`);
-    return this.registry.get(dir);
+    return dir;
   }
 
   refOf(dir: string): string {
@@ -87,9 +97,12 @@ export class ServedRuns implements RunResolver {
     return relative(dir, path);
   }
 
-  /** Keys of the runs opened so far (their event logs are tailed). */
+  /**
+   * Keys of the runs opened so far (their event logs are tailed). A run that was audited but only outlined (its
+   * dashboard was asked for) is not among them: the live feed watches its log's size like any listed run's.
+   */
   opened(): { key: string; dir: string }[] {
-    return [...this.audited.entries()].filter(([, p]) => p === null).map(([dir]) => ({ key: this.keyFor(dir), dir }));
+    return [...this.audited.entries()].filter(([dir, p]) => p === null && this.registry.isOpen(dir)).map(([dir]) => ({ key: this.keyFor(dir), dir }));
   }
 }
 

@@ -1,14 +1,18 @@
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
-import { readEnvironment, readGenerationMetrics, readUser, type RunIndex } from '../store/runReader.js';
 import { environmentName, userName } from '../webview/names.js';
 import type { DashboardView, LineageNode, RunOverview } from '../webview/protocol.js';
+import type { RunSource } from './liveRun.js';
 
-/** The stored per-generation metrics of a run (never recomputed here) and what is still pending. */
-export function runOverview(run: RunIndex, ref: string = run.dir): RunOverview {
+/**
+ * The stored per-generation metrics of a run (never recomputed here) and what is still pending. Metrics, environment
+ * and user facts come through the source (LiveRun or RunOutline), which reads each file once and keeps it.
+ */
+export function runOverview(source: RunSource, ref: string = source.run.dir): RunOverview {
+  const run = source.run;
   const generations: GenerationMetrics[] = [];
   const pendingGenerations: number[] = [];
   for (const g of run.generations) {
-    const m = g.finished ? readGenerationMetrics<GenerationMetrics>(run.dir, g.index) : undefined;
+    const m = g.finished ? source.metrics(g.index) : undefined;
     if (m) generations.push(m);
     else pendingGenerations.push(g.index);
   }
@@ -23,7 +27,8 @@ export function runOverview(run: RunIndex, ref: string = run.dir): RunOverview {
  * Lineage of every environment and user version (from spec.added / spec.retired events), each with the success
  * rate its pairs had in the last generation that played it (the stored pair statistics, not recomputed).
  */
-export function lineage(run: RunIndex, overview: RunOverview): LineageNode[] {
+export function lineage(source: RunSource, overview: RunOverview): LineageNode[] {
+  const run = source.run;
   const last = new Map<string, { generation: number; rates: number[]; successes: number; plays: number }>();
   const measured = new Map<string, NonNullable<LineageNode['measured']>>();
   for (const m of overview.generations) {
@@ -45,17 +50,17 @@ export function lineage(run: RunIndex, overview: RunOverview): LineageNode[] {
   for (const s of run.specs.values()) {
     const node: LineageNode = { kind: s.kind, id: s.id, parent: s.parent, operator: s.operator, generation: s.generation };
     if (s.retired) node.retired = s.retired;
-    try {
-      if (s.kind === 'environment') {
-        const e = readEnvironment(run.dir, s.id);
+    // A spec whose file is missing or invalid is listed without family, difficulty and name.
+    if (s.kind === 'environment') {
+      const e = source.env(s.id);
+      if (e) {
         node.family = e.family;
         node.difficulty = e.difficulty;
         node.name = environmentName({ title: e.title }, s.id);
-      } else {
-        node.name = userName({ persona: readUser(run.dir, s.id).persona }, s.id);
       }
-    } catch {
-      // listed without family, difficulty and name
+    } else {
+      const u = source.user?.(s.id);
+      if (u) node.name = userName({ persona: u.persona }, s.id);
     }
     const fitted = measured.get(s.id);
     if (fitted) node.measured = fitted;
@@ -67,11 +72,12 @@ export function lineage(run: RunIndex, overview: RunOverview): LineageNode[] {
   return nodes;
 }
 
-export function dashboardView(run: RunIndex, compare: RunIndex | undefined, refOf: (dir: string) => string = (d) => d): DashboardView {
-  const overview = runOverview(run, refOf(run.dir));
+export function dashboardView(source: RunSource, compare: RunSource | undefined, refOf: (dir: string) => string = (d) => d): DashboardView {
+  const run = source.run;
+  const overview = runOverview(source, refOf(run.dir));
   return {
     run: overview,
-    lineage: lineage(run, overview),
+    lineage: lineage(source, overview),
     rejections: run.rejections.map((r) => ({ kind: r.kind, id: r.id, parent: r.parent, operator: r.operator, reason: r.reason, generation: r.generation })),
     agentUpdates: run.agentUpdates.map((a) => ({ generation: a.generation, fromId: a.fromId, toId: a.toId, change: a.change, promoted: a.promoted, ...(a.heldOut ? { heldOut: a.heldOut } : {}) })),
     retirements: run.events.flatMap((e) => {
@@ -80,6 +86,6 @@ export function dashboardView(run: RunIndex, compare: RunIndex | undefined, refO
       const [envId, pairId] = e.id.split('@');
       return [{ generation: e.generation, kind: e.kind, id: e.id, envId: envId ?? e.id, ...(pairId ? { pairId } : {}), reason: e.reason }];
     }),
-    compare: compare ? runOverview(compare, refOf(compare.dir)) : null,
+    compare: compare ? runOverview(compare, refOf(compare.run.dir)) : null,
   };
 }

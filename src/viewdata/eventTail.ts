@@ -10,14 +10,15 @@ export class EventTail {
   private offset = 0;
   private pending = Buffer.alloc(0);
 
-  constructor(private readonly path: string) {}
+  /** `skipLine`: complete lines it holds true for are dropped before JSON.parse (a reader that needs fewer events). */
+  constructor(private readonly path: string, private readonly skipLine?: (line: string) => boolean) {}
 
-  read(): { events: RunEvent[]; reset: boolean; badLines: number } {
+  read(): { events: RunEvent[]; reset: boolean; badLines: number; skipped: number } {
     let fd: number;
     try {
       fd = openSync(this.path, 'r');
     } catch {
-      return { events: [], reset: false, badLines: 0 };
+      return { events: [], reset: false, badLines: 0, skipped: 0 };
     }
     let reset = false;
     const chunks: Buffer[] = [this.pending];
@@ -43,9 +44,14 @@ export class EventTail {
     this.pending = Buffer.from(all.subarray(lastNewline + 1));
     const events: RunEvent[] = [];
     let badLines = 0;
+    let skipped = 0;
     if (lastNewline >= 0) {
       for (const line of all.subarray(0, lastNewline).toString('utf8').split('\n')) {
         if (line.length === 0) continue;
+        if (this.skipLine?.(line)) {
+          skipped++;
+          continue;
+        }
         try {
           events.push(JSON.parse(line) as RunEvent);
         } catch {
@@ -53,7 +59,7 @@ export class EventTail {
         }
       }
     }
-    return { events, reset, badLines };
+    return { events, reset, badLines, skipped };
   }
 
   /** Bytes consumed so far (complete lines plus a kept torn tail). */

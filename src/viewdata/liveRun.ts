@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
 import type { RunEvent, RunManifest } from '../core/ports/runStore.js';
 import { runLayout } from '../store/layout.js';
-import { indexEvents, readEnvironment, readGenerationMetrics, readManifest, readUser, type RunIndex } from '../store/runReader.js';
+import { indexEvents, readManifest, type RunIndex } from '../store/runReader.js';
 import { EventTail } from './eventTail.js';
+import { StoredFacts } from './storedFacts.js';
 
 /** Where a spec version came from (its lineage), for the names viewers give evolved specs. */
 export interface LineageInfo {
@@ -45,13 +45,12 @@ export class LiveRun implements RunSource {
   private readonly tail: EventTail;
   private events: RunEvent[] = [];
   private index: RunIndex;
-  private readonly metricsCache = new Map<number, GenerationMetrics>();
-  private readonly envCache = new Map<string, EnvInfo | null>();
-  private readonly userCache = new Map<string, UserInfo | null>();
+  private readonly facts: StoredFacts;
 
   constructor(readonly dir: string) {
     this.manifest = readManifest(dir);
     this.tail = new EventTail(runLayout.events(dir));
+    this.facts = new StoredFacts(dir);
     this.index = indexEvents(dir, this.manifest, []);
     this.refresh();
   }
@@ -63,7 +62,10 @@ export class LiveRun implements RunSource {
   /** Reads what was appended since the last call; returns the new events (all of them after a reset). */
   refresh(): RunEvent[] {
     const { events, reset } = this.tail.read();
-    if (reset) this.events = [];
+    if (reset) {
+      this.events = [];
+      this.facts.clear();
+    }
     if (events.length === 0 && !reset) {
       // Status can change without events (the writer's process died): recompute it cheaply.
       if (this.index.status === 'running') this.index = indexEvents(this.dir, this.manifest, this.events);
@@ -75,42 +77,14 @@ export class LiveRun implements RunSource {
   }
 
   metrics(generation: number): GenerationMetrics | undefined {
-    const hit = this.metricsCache.get(generation);
-    if (hit) return hit;
-    const g = this.index.generations.find((x) => x.index === generation);
-    if (!g?.finished) return undefined;
-    const m = readGenerationMetrics<GenerationMetrics>(this.dir, generation);
-    if (m) this.metricsCache.set(generation, m);
-    return m;
+    return this.facts.metrics(this.index, generation);
   }
 
   env(envId: string): EnvInfo | undefined {
-    const hit = this.envCache.get(envId);
-    if (hit !== undefined) return hit ?? undefined;
-    if (!existsSync(runLayout.environment(this.dir, envId))) return undefined; // not written yet: ask again later
-    try {
-      const e = readEnvironment(this.dir, envId);
-      const info: EnvInfo = { family: e.family, difficulty: e.difficulty, title: e.title, lineage: e.lineage };
-      this.envCache.set(envId, info);
-      return info;
-    } catch {
-      this.envCache.set(envId, null);
-      return undefined;
-    }
+    return this.facts.env(envId);
   }
 
   user(userId: string): UserInfo | undefined {
-    const hit = this.userCache.get(userId);
-    if (hit !== undefined) return hit ?? undefined;
-    if (!existsSync(runLayout.user(this.dir, userId))) return undefined;
-    try {
-      const u = readUser(this.dir, userId);
-      const info: UserInfo = { persona: { name: u.persona.name }, lineage: u.lineage };
-      this.userCache.set(userId, info);
-      return info;
-    } catch {
-      this.userCache.set(userId, null);
-      return undefined;
-    }
+    return this.facts.user(userId);
   }
 }

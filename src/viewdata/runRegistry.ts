@@ -31,6 +31,12 @@ export interface RunResolver {
   refOf(dir: string): string;
   /** The path a viewer shows (and the editor opens) for a file of a run. */
   displayPath(dir: string, path: string): string;
+  /**
+   * The directory a reference names (checked as `get` checks it) and its live run if one is open already, without
+   * opening one: a reader that needs less than the whole index (the dashboard's RunOutline) reads less. Without it,
+   * such readers use `get`.
+   */
+  find?(ref: string): { dir: string; live?: LiveRun };
 }
 
 /**
@@ -106,6 +112,16 @@ export class RunRegistry implements RunResolver {
       throw new Error(e.problem ?? `${dir} cannot be read`);
     }
     return e.live;
+  }
+
+  find(dir: string): { dir: string; live?: LiveRun } {
+    const live = this.runs.get(resolve(dir))?.live;
+    return { dir: resolve(dir), ...(live ? { live } : {}) };
+  }
+
+  /** Whether a run directory is open (tailed) here. */
+  isOpen(dir: string): boolean {
+    return this.runs.get(dir)?.live !== undefined;
   }
 
   refOf(dir: string): string {

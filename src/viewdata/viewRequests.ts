@@ -5,7 +5,8 @@ import { applyCuration } from './curate.js';
 import { DatasetReader } from './datasetList.js';
 import { dashboardView } from './dashboardView.js';
 import { evalView } from './evalView.js';
-import type { LiveRun } from './liveRun.js';
+import type { LiveRun, RunSource } from './liveRun.js';
+import { RunOutline } from './runOutline.js';
 import { RolloutTableIndex, rolloutRow, rowPasses } from './rolloutTable.js';
 import { rolloutView } from './rolloutView.js';
 import { specView } from './specView.js';
@@ -27,6 +28,8 @@ export class ViewData {
   /** Rows by the summary they were made from: summaries are the event log's objects, kept across re-indexing. */
   private readonly rowOf = new WeakMap<RolloutSummary, RolloutRow>();
   private readonly transcripts = new Map<string, TranscriptIndex>();
+  /** Outlines of runs whose dashboard was asked for while nothing had opened them (RunOutline). */
+  private readonly outlines = new Map<string, RunOutline>();
   private readonly dataset: DatasetReader;
 
   constructor(readonly runs: RunResolver) {
@@ -64,6 +67,28 @@ export class ViewData {
     return table;
   }
 
+  /**
+   * What the dashboard of a run reads, brought up to date with its log: the run's LiveRun when one is open (its
+   * index is there already), else its outline, which skips the rollout lines the dashboard does not use.
+   */
+  dashboardSource(ref: string): RunSource {
+    const found = this.runs.find?.(ref);
+    if (!found) {
+      const live = this.runs.get(ref);
+      live.refresh();
+      return live;
+    }
+    if (found.live) {
+      this.outlines.delete(found.dir);
+      found.live.refresh();
+      return found.live;
+    }
+    let outline = this.outlines.get(found.dir);
+    if (outline) outline.refresh();
+    else this.outlines.set(found.dir, (outline = new RunOutline(found.dir)));
+    return outline;
+  }
+
   /** The transcript index of a run directory (bench:editor reads its stats). */
   transcriptIndex(dir: string): TranscriptIndex {
     let t = this.transcripts.get(dir);
@@ -74,11 +99,9 @@ export class ViewData {
   readonly handlers = {
     'rollout/get': (p) => rolloutView(this.runs, p),
     'dashboard/get': (p) => {
-      const run = this.runs.get(p.runDir);
-      run.refresh();
-      const compare = p.compareRunDir ? this.runs.get(p.compareRunDir) : undefined;
-      compare?.refresh();
-      return dashboardView(run.run, compare?.run, (d) => this.runs.refOf(d));
+      const run = this.dashboardSource(p.runDir);
+      const compare = p.compareRunDir ? this.dashboardSource(p.compareRunDir) : undefined;
+      return dashboardView(run, compare, (d) => this.runs.refOf(d));
     },
     'runs/list': () => runChoices(this.runs),
     'runs/page': (p) => runsWindow(this.runs, p),

@@ -99,6 +99,22 @@ describe('coevolve view live stream', function () {
     stale.close();
   });
 
+  it('tells a listener that a run whose dashboard alone was asked for (read as an outline, not tailed) changed', async () => {
+    const other = await makeRun(out, { name: 'dash-only', seed: 4, generations: 1, unfinished: true, startedAt: '2025-11-02T09:00:00.000Z' });
+    const otherKey = other.split('/').pop() as string;
+    const ask = async (): Promise<number> => {
+      const r = await fetch(`${server.url}api/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'request', id: 3, method: 'dashboard/get', params: { runDir: otherKey } }) });
+      return ((await r.json()) as { result: { lineage: unknown[] } }).result.lineage.length;
+    };
+    const specs = await ask();
+    const l = await listen(server.port);
+    await new Promise((res) => setTimeout(res, 2300)); // one listing scan records the log's size
+    appendFileSync(join(other, 'events.jsonl'), `${JSON.stringify({ seq: 200_000, at: '2026-01-01T00:00:00.000Z', type: 'spec.added', kind: 'user', id: 'late-user', parent: null, operator: null, generation: 0 })}\n`);
+    await until(() => l.events.some((e) => e.data.method === 'run/changed' && e.data.params.runDir === otherKey));
+    l.close();
+    assert.equal(await ask(), specs + 1, 'the next dashboard/get has the appended spec');
+  });
+
   it('tells a listener that the dataset of a run changed when a curation decision is appended', async () => {
     const l = await listen(server.port);
     // The listing scan runs every 2 s; its first pass only records what is there.

@@ -105,6 +105,24 @@ describe('coevolve view server: the boundary', function () {
     assert.doesNotMatch(JSON.stringify(r), /the host secret/);
   });
 
+  it('audits a run before its dashboard too (the dashboard reads an outline, not the opened run), as a run or as the one compared', async () => {
+    // A fresh server: nothing opened the planted run before its dashboard is asked for.
+    const fresh = await startViewServer({ sources: [join(out, 'runs')], port: 0, tailMs: 60_000 });
+    try {
+      const planted = await listKey(fresh, 'planted');
+      for (const params of [{ runDir: planted }, { runDir: runKey, compareRunDir: planted }]) {
+        const r = JSON.parse((await rpc(fresh.port, { kind: 'request', id: 6, method: 'dashboard/get', params })).body);
+        assert.equal(r.ok, false, JSON.stringify(params));
+        assert.match(r.error, /symbolic link/);
+        assert.doesNotMatch(JSON.stringify(r), /the host secret/);
+      }
+      const ok = JSON.parse((await rpc(fresh.port, { kind: 'request', id: 7, method: 'dashboard/get', params: { runDir: runKey } })).body);
+      assert.equal(ok.ok, true, 'the clean run\'s dashboard is served');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('is read-only: curation is refused without --allow-curation', async () => {
     const before = readCuration(join(out, 'runs', runKey)).entries.length;
     const r = JSON.parse((await rpc(loop.port, { kind: 'request', id: 5, method: 'curation/apply', params: { runDir: runKey, target: { kind: 'rollout', id: 'g0p0-t0' }, action: 'accept' } })).body);
