@@ -92,9 +92,20 @@ const frontierColumns: Column[] = [
   { head: 'archive in band', right: true, cell: (g: Gen) => (g.archiveBand ? `${pct(g.archiveBand.inBandShare)} of ${g.archiveBand.activePairs}` : '—') },
   { head: 'measured', right: true, cell: (g: Gen) => (g.measuredDifficulty ? `${num(g.measuredDifficulty.archive.mean)} ± ${num(g.measuredDifficulty.archive.se)}` : '—') },
   { head: 'held-out', right: true, cell: (g: Gen) => (g.heldOut?.test ? `${pct(g.heldOut.test.score.success)} [${pct(g.heldOut.test.score.ci[0])}, ${pct(g.heldOut.test.score.ci[1])}]` : '—') },
+  { head: 'agent race', right: false, cell: (g: Gen) => raceCell(g) },
   { head: 'user effect', right: true, cell: (g: Gen) => (g.userEffect?.meanVsParent ? `${num(g.userEffect.meanVsParent.mean)} (${g.userEffect.meanVsParent.n})` : '—') },
   { head: 'yield', right: true, cell: (g: Gen) => (g.frontierYield.measured !== undefined ? `${g.frontierYield.inBand}/${g.frontierYield.measured}` : '—') },
 ];
+
+/** The leading promotion race: candidate vs incumbent over the race's plays with intervals, wins-losses, decision. */
+function raceCell(g: Gen): string {
+  const p = g.heldOut?.promotion;
+  if (!p || p.decision === 'none') return '—';
+  const lead = p.races?.find((r) => r.candidateId === p.candidate?.agentId);
+  const score = (s: { success: number; ci: [number, number] }): string => `${pct(s.success)} [${pct(s.ci[0])}, ${pct(s.ci[1])}]`;
+  const scores = lead ? `${score(lead.candidate)} vs ${score(lead.incumbent)} · ` : '';
+  return `${scores}${p.wins}-${p.losses} ${p.decision}`;
+}
 
 /**
  * The markdown tables people read in a terminal or paste into a note: what was played, then the frontier
@@ -134,7 +145,7 @@ export function formatReportMarkdown(r: RunReport): string {
   const notes = [
     `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
     `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
-    r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval]; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured.',
+    r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval]; agent race = the leading candidate vs the incumbent on the promotion set over its race [95 % intervals], discordant wins-losses, decision; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured.',
     r.notRecorded.length ? `not recorded by this run (written before metrics version 2): ${r.notRecorded.join(', ')}.` : '',
     spent ? '' : 'no model calls: 0 tokens, $0.',
   ].filter(Boolean);

@@ -51,7 +51,10 @@ export interface Ledger {
   testMeasuredAt?: Record<string, number>;
   /** Per-play outcomes on promotion look L by agent id: `${agentId}|${look}`. */
   promotionPlays: Record<string, (boolean | null)[]>;
+  /** A race of a snapshot written before races ran side by side (read as the only entry of `races`). */
   race?: { candidate: AgentConfig; change: string; looks: number; wins: number; losses: number };
+  /** Candidates being raced against the current agent on the promotion set (agentEvolution.ts). */
+  races?: Race[];
   /** Admitted user children with their paired effect, for the running mean. */
   userEffects: { userId: string; vsParent: number }[];
   frozen?: FrozenSets;
@@ -62,6 +65,20 @@ export interface Ledger {
   probes?: Probe[];
   /** What each tried move of a parent led to (`moveKey`), so the same child is not planned and refused again. */
   made?: Record<string, { id: string; verdict: string }>;
+}
+
+/** One candidate's race against the incumbent: its discordant plays and both agents' plays, pooled over its looks. */
+export interface Race {
+  candidate: AgentConfig;
+  change: string;
+  /** Generation of its first look. */
+  since: number;
+  looks: number;
+  wins: number;
+  losses: number;
+  /** The incumbent's and the candidate's plays over the race's looks (the same rollout ids). */
+  incumbent: { successes: number; trials: number };
+  challenger: { successes: number; trials: number };
 }
 
 /** A measured child outside the archive: enough for the fit (its parent and the move that made it). */

@@ -5,8 +5,8 @@ import type { Archive } from './archive.js';
 import type { GenerationContext } from './generationContext.js';
 import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 
-/** Plays per pair of the frozen test set and of one promotion look. */
-export const heldOutRules = { testPlaysPerPair: 4, promotionPlaysPerPair: 3, alpha: 0.05, maxLooks: 3, worseAlpha: 0.05 } as const;
+/** Plays per pair of the frozen test set and of one promotion look; the significance level of "worse than its predecessor" on the test set. */
+export const heldOutRules = { testPlaysPerPair: 4, promotionPlaysPerPair: 3, worseAlpha: 0.05 } as const;
 
 /** Plays of an agent on a frozen set: the same rollout ids for every agent (a paired design). */
 export function frozenPlays(archive: Archive, set: 'test' | 'promotion', agent: AgentConfig, idOf: (pairIndex: number, trial: number) => string, perPair: number): MeasurementPlay[] {

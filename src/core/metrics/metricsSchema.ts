@@ -89,6 +89,22 @@ export const agentScoreSchema = proportionSchema
   })
   .describe('An agent\'s success on a frozen set, with its interval.');
 
+export const raceSchema = z
+  .object({
+    candidateId: z.string().describe('The candidate raced.'),
+    change: z.string().describe('What it changes in the incumbent (the agent evolver\'s operator).'),
+    since: count.describe('Generation of the race\'s first look.'),
+    look: count.describe('Looks so far (1-based).'),
+    wins: count.describe('Discordant plays it won over the race (only the candidate succeeded).'),
+    losses: count.describe('Discordant plays it lost over the race (only the incumbent succeeded).'),
+    evidence: z.number().min(0).describe('Mixture likelihood ratio of wins and losses (gain against none).'),
+    pValue: share.describe('Anytime-valid p-value: min(1, 1 / evidence).'),
+    decision: z.enum(['promoted', 'raced', 'dropped', 'superseded']).describe('superseded: another race was promoted this generation (this one was against the old incumbent).'),
+    incumbent: agentScoreSchema.describe('The incumbent over the race\'s looks, with its interval.'),
+    candidate: agentScoreSchema.describe('The candidate over the same plays, with its interval.'),
+  })
+  .describe('One candidate\'s race against the incumbent on the frozen promotion set, pooled over its looks.');
+
 export const heldOutSchema = z
   .object({
     test: z
@@ -107,16 +123,21 @@ export const heldOutSchema = z
     promotion: z
       .object({
         pairs: count.describe('Pairs in the frozen promotion set (drawn at run start, apart from the test set).'),
-        alpha: share.describe('Overall significance level of a promotion (one-sided), split across the looks of a race.'),
+        alpha: share.describe('False-promotion rate of a race (at most): a candidate no better than the incumbent is promoted with probability <= alpha, however many looks (sequential sign test, ARCHITECTURE.md "Promotion rule"). Runs written before the sequential rule (no `threshold`) split alpha across maxLooks looks (Bonferroni).'),
         maxLooks: count.describe('Generations a candidate may be raced before it is dropped.'),
+        threshold: z.number().positive().optional().describe('Evidence (likelihood ratio) a race must reach to promote: 1 / alpha. Absent in runs written before the sequential rule.'),
+        slots: count.optional().describe('Candidates raced side by side. Absent in runs written before the sequential rule (one).'),
+        playsPerLook: count.optional().describe('Paired plays per agent per look (pairs x plays per pair). Absent in runs written before the sequential rule.'),
         incumbent: agentScoreSchema.nullable().describe('The incumbent on the plays of this look.'),
-        candidate: agentScoreSchema.nullable().describe('The raced candidate on the same plays (null when there was none).'),
-        wins: count.describe('Paired plays the candidate won and the incumbent lost, over all looks so far.'),
-        losses: count.describe('Paired plays the candidate lost and the incumbent won, over all looks so far.'),
-        look: count.describe('Which look of the race this was (1-based; 0 without a candidate).'),
-        pValue: share.nullable().describe('One-sided exact sign test on the discordant pairs (McNemar): P(wins >= observed | no difference).'),
-        decision: z.enum(['promoted', 'raced', 'dropped', 'none']).describe('promoted: p <= alpha / maxLooks; raced: kept for another look; dropped: out of looks or clearly not better; none: no candidate.'),
-        change: z.string().describe('What the candidate changed (the agent evolver\'s operator), or why there was none.'),
+        candidate: agentScoreSchema.nullable().describe('The leading candidate (the promoted one, else the strongest evidence) on the same plays (null when there was none).'),
+        wins: count.describe('Paired plays the leading candidate won and the incumbent lost, over all looks of its race so far.'),
+        losses: count.describe('Paired plays the leading candidate lost and the incumbent won, over all looks of its race so far.'),
+        look: count.describe('Which look of the leading race this was (1-based; 0 without a candidate).'),
+        pValue: share.nullable().describe('The anytime-valid p-value of the leading race, min(1, 1 / evidence); in runs written before the sequential rule, a one-sided exact sign test on the discordant pairs.'),
+        evidence: z.number().min(0).nullable().optional().describe('Mixture likelihood ratio of the leading race\'s discordant plays (gain against none); promotion at >= threshold. Absent in runs written before the sequential rule.'),
+        decision: z.enum(['promoted', 'raced', 'dropped', 'none']).describe('Of the leading race. promoted: evidence reached the threshold; raced: kept for another look; dropped: out of looks or not ahead of the incumbent; none: no candidate.'),
+        change: z.string().describe('What the leading candidate changed (the agent evolver\'s operator), or why there was none.'),
+        races: z.array(raceSchema).optional().describe('Every race looked at this generation. Absent in runs written before the sequential rule.'),
       })
       .nullable()
       .describe('The promotion race on the frozen promotion set.'),
