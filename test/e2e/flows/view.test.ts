@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,8 @@ import type { Page } from 'playwright-core';
 import { openRun } from '../../../src/store/runReader.js';
 import { freeLoopbackPort, launchBrowser, type BrowserSession } from '../../support/codeServer.js';
 import { makeRun } from '../../fixtures/makeRun.js';
-import { cspViolations, startRun, startView, watchCsp, writeBundle, type ViewProcess } from '../support/viewProcess.js';
+import { drawnBars } from '../../support/rendered.js';
+import { cspViolations, startRun, startView, watchCsp, writeBundle, type BackgroundRun, type ViewProcess } from '../support/viewProcess.js';
 
 const shots = process.env.COEVOLVE_E2E_SCREENSHOTS ?? join(__dirname, '../../../artifacts/screenshots');
 
@@ -16,8 +17,7 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
   this.timeout(240_000);
   let work: string;
   let runs: string;
-  let run: ChildProcess;
-  let runExit: Promise<number | null>;
+  let run: BackgroundRun;
   let view: ViewProcess;
   let browser: BrowserSession;
   let page: Page;
@@ -43,11 +43,10 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     page = browser.page;
     await watchCsp(page);
     run = startRun(runs, 3);
-    runExit = new Promise((r) => run.once('exit', (code) => r(code)));
   });
 
   after(async function () {
-    run?.kill('SIGTERM');
+    run?.child.kill('SIGTERM');
     await browser?.close();
     await view?.stop();
     rmSync(work, { recursive: true, force: true });
@@ -72,7 +71,10 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
   });
 
   it('after the run: runs list, a rollout, the dashboard and deep links render from the real run', async function () {
-    assert.equal(await runExit, 0, 'the demo run finished');
+    // The demo takes ~1 min on a quiet machine and many under load: wait while it makes progress, then 240 s for the checks.
+    this.timeout(0);
+    assert.equal(await run.exit(), 0, `the demo run finished:\n${run.output().slice(-2000)}`);
+    this.timeout(240_000);
     const key = demoKey();
     const index = openRun(join(runs, key));
     await page.goto(`${view.url}index.html`);
@@ -96,6 +98,13 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     assert.ok((await page.locator('.terminal .term-cmd').count()) > 0, 'commands render as terminal blocks');
     assert.equal(await page.locator('#rerun').count(), 0, 'a read-only host offers no re-run');
     await shot('view-rollout');
+    // Its reward tab: every bar drawn to its value (issue 17: a bar's drawn size matches its value in every panel).
+    await page.locator('vscode-tab-header[data-tab="reward"]').click();
+    await page.locator('#reward-components').waitFor();
+    const bars = await drawnBars(page);
+    assert.ok(bars.checked >= 4 && bars.values.some((v) => v > 0), `reward bars checked: ${bars.values.join(', ')}`);
+    assert.deepEqual(bars.mismatches, [], 'every reward bar of the browser rollout page is drawn to its value');
+    await shot('view-rollout-reward');
     await noViolations('the rollout viewer');
     // The table: a generation deep link, a filter and a search.
     await page.goto(`${view.url}run.html?run=${key}&g=1`);

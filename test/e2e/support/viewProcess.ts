@@ -1,6 +1,7 @@
 // `coevolve view` and `coevolve run` as a user starts them: the built CLI in a child process. The server's URL and
 // (off loopback) its access token are read from what it prints.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 
@@ -41,9 +42,59 @@ export function startView(args: string[]): Promise<ViewProcess> {
   });
 }
 
+export interface BackgroundRun {
+  child: ChildProcess;
+  /** What the run printed (stdout and stderr), for a failure message. */
+  output(): string;
+  /**
+   * The run's exit code, waited for as long as the run makes progress: rejects only when neither its event log nor
+   * its output grew for `stallMs` (a fixed deadline fails a correct run on a loaded machine; a stalled one still fails).
+   */
+  exit(stallMs?: number): Promise<number | null>;
+}
+
 /** A real co-evolution run of the demo config (built-in roles, bwrap sandboxes), in the background. */
-export function startRun(outDir: string, generations: number): ChildProcess {
-  return spawn(process.execPath, [cli, 'run', join(root, 'environments/demo.run.yaml'), '--out', outDir, '--generations', String(generations), '--backend', 'bwrap'], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function startRun(outDir: string, generations: number): BackgroundRun {
+  const child = spawn(process.execPath, [cli, 'run', join(root, 'environments/demo.run.yaml'), '--out', outDir, '--generations', String(generations), '--backend', 'bwrap'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let printed = 0;
+  // Read as it comes: an unread pipe that fills up would block the run's own writes.
+  const keep = (c: Buffer): void => {
+    printed += c.length;
+    out = (out + c.toString()).slice(-20_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const logSize = (): number => {
+    try {
+      return readdirSync(outDir).filter((n) => existsSync(join(outDir, n, 'events.jsonl'))).reduce((n, d) => n + statSync(join(outDir, d, 'events.jsonl')).size, 0);
+    } catch {
+      return 0;
+    }
+  };
+  return {
+    child,
+    output: () => out,
+    exit: (stallMs = 300_000) => new Promise((resolve, reject) => {
+      let seen = -1;
+      let since = Date.now();
+      const timer = setInterval(() => {
+        const now = logSize() + printed;
+        if (now !== seen) {
+          seen = now;
+          since = Date.now();
+        } else if (Date.now() - since > stallMs) {
+          clearInterval(timer);
+          reject(new Error(`the run made no progress for ${stallMs / 1000} s (its event log and output stopped growing):\n${out.slice(-3000)}`));
+        }
+      }, 2_000);
+      void exited.then((code) => {
+        clearInterval(timer);
+        resolve(code);
+      });
+    }),
+  };
 }
 
 export function writeBundle(runsDir: string, out: string): string {
