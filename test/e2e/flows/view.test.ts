@@ -71,10 +71,12 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
   });
 
   it('after the run: runs list, a rollout, the dashboard and deep links render from the real run', async function () {
-    // The demo takes ~1 min on a quiet machine and many under load: wait while it makes progress, then 240 s for the checks.
+    // The demo takes ~1 min on a quiet machine and many under load: wait while it makes progress, then 240 s for the
+    // checks (mocha holds a test's whole duration to its timeout, so the wait is added to it).
+    const started = Date.now();
     this.timeout(0);
     assert.equal(await run.exit(), 0, `the demo run finished:\n${run.output().slice(-2000)}`);
-    this.timeout(240_000);
+    this.timeout(Date.now() - started + 240_000);
     const key = demoKey();
     const index = openRun(join(runs, key));
     await page.goto(`${view.url}index.html`);
@@ -130,6 +132,46 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     assert.equal(await page.locator('#steps script, #steps img').count(), 0, 'no element made from model text');
     assert.equal(await page.evaluate(() => (window as unknown as { __coevolvePwned?: number }).__coevolvePwned), undefined, 'nothing ran');
     await noViolations('a hostile transcript');
+  });
+
+  it('follows the browser\'s colour scheme and contrast: dark, light and both high-contrast themes, bars still to scale', async function () {
+    const key = readdirSync(runs).find((n) => n.startsWith('hostile-')) as string;
+    const r = [...openRun(join(runs, key)).rollouts.values()][0]!;
+    const seen: Record<string, unknown> = {};
+    try {
+      for (const [scheme, contrast, kind] of [['dark', 'no-preference', 'vscode-dark'], ['light', 'no-preference', 'vscode-light'], ['dark', 'more', 'vscode-high-contrast'], ['light', 'more', 'vscode-high-contrast-light']] as const) {
+        await page.emulateMedia({ colorScheme: scheme, contrast });
+        await page.goto(`${view.url}rollout.html?run=${key}&g=${r.generation}&r=${r.id}`);
+        await page.locator('.step').first().waitFor();
+        await page.locator('vscode-tab-header[data-tab="reward"]').click();
+        await page.locator('#reward-components').waitFor();
+        // What Chromium drew: the body's theme class, its colours, the chart palette and the bars' outline.
+        const drawn = await page.evaluate(() => {
+          const body = getComputedStyle(document.body);
+          const bar = document.querySelector('.vbar') as HTMLElement;
+          return { kind: document.body.dataset['vscodeThemeKind'], classes: document.body.className, background: body.backgroundColor, color: body.color, blue: body.getPropertyValue('--coevolve-blue').trim(), outline: `${getComputedStyle(bar).outlineStyle} ${getComputedStyle(bar).outlineColor}` };
+        });
+        seen[kind] = drawn;
+        assert.equal(drawn.kind, kind, `${scheme}/${contrast}: ${JSON.stringify(drawn)}`);
+        const bars = await drawnBars(page);
+        assert.ok(bars.checked >= 4, `${kind}: reward bars checked`);
+        assert.deepEqual(bars.mismatches, [], `${kind}: every bar drawn to its value`);
+        await noViolations(`the rollout viewer in ${kind}`);
+        if (kind === 'vscode-high-contrast') await shot('view-rollout-high-contrast');
+      }
+    } finally {
+      await page.emulateMedia({ colorScheme: null, contrast: null });
+    }
+    const d = seen as Record<string, { background: string; color: string; blue: string; outline: string; classes: string }>;
+    assert.equal(d['vscode-dark']!.blue, '#3d9bd9', 'dark pages use the palette for dark backgrounds');
+    assert.equal(d['vscode-light']!.blue, '#0072b2');
+    assert.equal(d['vscode-high-contrast']!.background, 'rgb(0, 0, 0)');
+    assert.equal(d['vscode-high-contrast']!.color, 'rgb(255, 255, 255)');
+    assert.equal(d['vscode-high-contrast']!.outline, 'solid rgb(111, 195, 223)', 'high contrast outlines every bar');
+    assert.equal(d['vscode-high-contrast-light']!.background, 'rgb(255, 255, 255)');
+    assert.equal(d['vscode-high-contrast-light']!.outline, 'solid rgb(15, 74, 133)');
+    assert.match(d['vscode-high-contrast-light']!.classes, /\bvscode-high-contrast\b/);
+    assert.notEqual(d['vscode-dark']!.outline.split(' ')[0], 'solid', 'no outline outside high contrast');
   });
 
   it('refuses crafted run keys, rollout ids, traversal URLs and a run directory with a planted link', async function () {
