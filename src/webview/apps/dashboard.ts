@@ -89,9 +89,14 @@ export class RunDashboard extends LitElement {
     this.channel.ready();
     this.resizeObserver = new ResizeObserver(() => this.resizePlots());
     this.resizeObserver.observe(this);
-    // The compare picker's list is asked for once the dashboard's own data is in: a host answers one request at a
-    // time, and a list of a thousand runs must not hold the charts back.
-    void this.load().finally(() => this.channel.request('runs/list', {}).then((r) => (this.runs = r), () => undefined));
+    // The compare picker's list is asked for once the dashboard's own data is in and drawn: a host answers one
+    // request at a time, and a list of a thousand runs (and its thousand options, drawn in one go) must not hold the
+    // charts back. bench:view saw the options drawn before the charts' first frame when asked right after the data.
+    void this.load().finally(async () => {
+      await this.updateComplete;
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      this.runs = await this.channel.request('runs/list', {}).catch(() => this.runs);
+    });
   }
 
   override disconnectedCallback(): void {
