@@ -5,6 +5,8 @@
 
 /** A word: letters, digits and underscores (Unicode-aware); everything else separates words. */
 const word = /[\p{L}\p{N}_]+/gu;
+/** What separates words (the complement of `word`). */
+const nonWord = /[^\p{L}\p{N}_]+/u;
 
 export class TokenIndex {
   /** Documents holding each word, ascending (documents are added in order). */
@@ -12,8 +14,9 @@ export class TokenIndex {
 
   /** Adds a document's text (already lowercased). Every text of document `doc` comes before any of `doc + 1`. */
   add(doc: number, text: string): void {
-    for (const m of text.matchAll(word)) {
-      const t = m[0];
+    // Each distinct word once (a Set of a split): a transcript repeats its words, and map updates were most of the cost.
+    for (const t of new Set(text.split(nonWord))) {
+      if (t === '') continue;
       let p = this.postings.get(t);
       if (!p) this.postings.set(t, (p = []));
       if (p[p.length - 1] !== doc) p.push(doc);

@@ -1,10 +1,6 @@
-import { existsSync } from 'node:fs';
-import type { RolloutRecord } from '../core/rollout/trajectory.js';
-import { runLayout } from '../store/layout.js';
-import { readRollout } from '../store/runReader.js';
 import type { RolloutRow, SearchHit, SearchResult } from '../webview/protocol.js';
-import { stepText } from './stepText.js';
 import { TokenIndex } from './tokenIndex.js';
+import { readTranscript } from './transcriptRead.js';
 
 /**
  * One rollout's transcript as one string: the lowercased text of each step, joined by NUL, with where each step
@@ -69,22 +65,20 @@ export class TranscriptIndex {
   }
 
   private add(row: RolloutRow): void {
-    let record: RolloutRecord;
-    try {
-      if (!existsSync(runLayout.rollout(this.dir, row.generation, row.id))) return; // not written yet: asked again later
-      record = readRollout(this.dir, { generation: row.generation, id: row.id });
-    } catch {
+    const steps = readTranscript(this.dir, { generation: row.generation, id: row.id });
+    if (steps === 'missing') return; // not written yet: asked again later
+    if (steps === 'refused') {
       this.rollouts.set(row.id, null);
       return;
     }
-    const texts = record.steps.map((st) => stepText(st).replaceAll(separator, ' '));
+    const texts = steps.map((st) => st.text.replaceAll(separator, ' '));
     const starts: number[] = [];
     let at = 0;
     for (const t of texts) {
       starts.push(at);
       at += t.length + 1;
     }
-    const entry: IndexedRollout = { text: texts.join(separator), starts, ids: record.steps.map((st) => st.step_id), sources: record.steps.map((st) => st.source) };
+    const entry: IndexedRollout = { text: texts.join(separator), starts, ids: steps.map((st) => st.id), sources: steps.map((st) => st.source) };
     const doc = this.docs.push(entry) - 1;
     this.words.add(doc, entry.text);
     this.docOf.set(row.id, doc);

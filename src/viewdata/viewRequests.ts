@@ -96,11 +96,31 @@ export class ViewData {
     return t;
   }
 
+  private startTranscriptsOf(ref: string): void {
+    try {
+      this.startTranscripts(this.runs.get(ref));
+    } catch {
+      // a run that cannot be opened says so on its own requests
+    }
+  }
+
+  /** Queues every rollout of the run not indexed yet; the index reads them in background slices. */
+  private startTranscripts(live: LiveRun): void {
+    try {
+      void this.transcriptIndex(live.dir).ensure(this.rows(live));
+    } catch {
+      // A run that cannot be tabled now reports that on its own requests; a background start must never throw.
+    }
+  }
+
   readonly handlers = {
     'rollout/get': (p) => rolloutView(this.runs, p),
     'dashboard/get': (p) => {
       const run = this.dashboardSource(p.runDir);
       const compare = p.compareRunDir ? this.dashboardSource(p.compareRunDir) : undefined;
+      // Opening a run starts its transcript index, ahead of any search: a moment after this answer, so the run's
+      // full index (which the outline avoided for the first answer) is built while the page draws, not before.
+      setTimeout(() => this.startTranscriptsOf(p.runDir), 250).unref?.();
       return dashboardView(run, compare, (d) => this.runs.refOf(d));
     },
     'runs/list': () => runChoices(this.runs),
@@ -108,8 +128,7 @@ export class ViewData {
     'rollouts/table': (p) => {
       const live = this.runs.get(p.runDir);
       const table = this.table(live);
-      // The table opening is when the transcript index starts reading, in the background, ahead of any search.
-      void this.transcriptIndex(live.dir).ensure(table.rows);
+      this.startTranscripts(live); // in case the run was not opened through dashboard/get (the browser host's pages)
       const running = live.run.generations.reduce((n, g) => n + g.inFlight.length, 0);
       return { runDir: p.runDir, runName: live.manifest.name, ...table.query(p), facets: table.facets, running };
     },

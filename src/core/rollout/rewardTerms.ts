@@ -29,12 +29,16 @@ const f2 = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(2
 export function rewardTerms(c: Omit<RewardComponents, 'total'>, w: RewardWeightsLike, rule: RewardRule = 'gated'): RewardTerm[] {
   const outcome = c.verifier * c.userGoal;
   const gate = rule === 'gated' ? outcome : 1;
-  const by = rule === 'gated' ? ` × outcome ${f2(outcome)}` : '';
+  // Each factor is a number with what it is in brackets ("1 (weight) × 0 (verifier) × 0 (user goal)"): a bare
+  // "1 × verifier 0 × user goal 0" read as a chain of words and numbers with no telling which goes with which.
+  const factor = (x: number, what: string): string => `${f2(x)} (${what})`;
+  const by = rule === 'gated' ? ` × ${factor(outcome, 'outcome')}` : '';
+  const weighted = (weight: number, value: number, what: string): string => `${factor(weight, 'weight')} × ${factor(value, what)}${by}`;
   return [
-    { name: 'task', formula: `${f2(w.verifier)} × verifier ${f2(c.verifier)} × user goal ${f2(c.userGoal)}`, weight: w.verifier, contribution: w.verifier * outcome },
-    { name: 'efficiency', formula: `${f2(w.efficiency)} × efficiency ${f2(c.efficiency)}${by}`, weight: w.efficiency, contribution: w.efficiency * c.efficiency * gate },
-    { name: 'rubric', formula: `${f2(w.rubric)} × rubric ${f2(c.rubric)}${by}`, weight: w.rubric, contribution: w.rubric * c.rubric * gate },
-    { name: 'satisfaction', formula: `${f2(w.satisfaction)} × satisfaction ${f2(c.satisfaction)}${by}`, weight: w.satisfaction, contribution: w.satisfaction * c.satisfaction * gate },
+    { name: 'task', formula: `${factor(w.verifier, 'weight')} × ${factor(c.verifier, 'verifier')} × ${factor(c.userGoal, 'user goal')}`, weight: w.verifier, contribution: w.verifier * outcome },
+    { name: 'efficiency', formula: weighted(w.efficiency, c.efficiency, 'efficiency'), weight: w.efficiency, contribution: w.efficiency * c.efficiency * gate },
+    { name: 'rubric', formula: weighted(w.rubric, c.rubric, 'rubric'), weight: w.rubric, contribution: w.rubric * c.rubric * gate },
+    { name: 'satisfaction', formula: weighted(w.satisfaction, c.satisfaction, 'satisfaction'), weight: w.satisfaction, contribution: w.satisfaction * c.satisfaction * gate },
   ];
 }
 

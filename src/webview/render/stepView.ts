@@ -18,12 +18,23 @@ function commandOf(call: AtifToolCall): string {
   return typeof c === 'string' ? c : JSON.stringify(call.arguments);
 }
 
+/**
+ * A command's output as the terminal block shows it: without the "exit code N" line the agent was shown first (the
+ * engine's formatCommandOutput header), which the block's foot already draws as its "exit N" badge. Anything else
+ * stays as the agent saw it.
+ */
+export function shownOutput(content: string, cmd: { exitCode: number } | undefined): string {
+  if (!cmd) return content;
+  const header = /^exit code (-?\d+)(?: \(timed out\))?(?: \(output truncated\))?(?:\n|$)/.exec(content);
+  return header && Number(header[1]) === cmd.exitCode ? content.slice(header[0].length) : content;
+}
+
 function terminal(call: AtifToolCall, result: AtifObservationResult | undefined, q: string): TemplateResult {
   const cmd = result?.command;
   const failed = cmd ? cmd.exitCode !== 0 || cmd.timedOut : false;
   return html`<div class="terminal ${failed ? 'failed' : ''}">
     <div class="term-cmd"><span class="prompt">$</span> ${highlight(commandOf(call), q)}</div>
-    ${result ? html`<pre class="term-out">${highlight(result.content, q)}</pre>` : html`<div class="term-pending">running…</div>`}
+    ${result ? (shownOutput(result.content, cmd) ? html`<pre class="term-out">${highlight(shownOutput(result.content, cmd), q)}</pre>` : nothing) : html`<div class="term-pending">running…</div>`}
     ${cmd?.stderr && !result?.content.includes(cmd.stderr.trim()) ? html`<pre class="term-err">${highlight(cmd.stderr, q)}</pre>` : nothing}
     ${cmd
       ? html`<div class="term-foot">

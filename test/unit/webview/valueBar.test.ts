@@ -40,6 +40,13 @@ describe('value bars and reward terms', () => {
     const now = rewardTerms({ ...failed, total: 0 }, w);
     assert.ok(now.addsUp && now.rule === 'gated');
     assert.ok(now.terms.every((t) => t.contribution === 0));
+    // Every number says what it is: the old "1 × verifier 0 × user goal 1" read as words and numbers in a row.
+    assert.deepEqual(now.terms.map((t) => t.formula), [
+      '1 (weight) × 0 (verifier) × 1 (user goal)',
+      '0.30 (weight) × 0.90 (efficiency) × 0 (outcome)',
+      '0.20 (weight) × 1 (rubric) × 0 (outcome)',
+      '0.10 (weight) × 1 (satisfaction) × 0 (outcome)',
+    ]);
     const legacy = rewardTerms({ ...failed, total: 0.27 + 0.2 + 0.1 }, w);
     assert.ok(legacy.addsUp && legacy.rule === 'ungated', 'an old run keeps adding up, by the rule it was recorded with');
   });
