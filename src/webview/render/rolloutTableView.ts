@@ -17,12 +17,21 @@ declare global {
      * The last table query or search, from the action to its first rows painted (read by bench:editor): how many row
      * elements exist then (virtualized: about a screen) and the id of the first one.
      */
-    __coevolveTable?: { action: string; requestMs: number; renderedMs: number; rows: number; total: number; firstId?: string; query?: { filter: RolloutFilter; sort: { key: RolloutSortKey; dir: 'asc' | 'desc' } } };
+    __coevolveTable?: { action: string; requestMs: number; domMs?: number; renderedMs: number; rows: number; total: number; firstId?: string; query?: { filter: RolloutFilter; sort: { key: RolloutSortKey; dir: 'asc' | 'desc' } } };
   }
 }
 
 /** Rows per rollouts/table request. */
 const chunk = 100;
+
+const noRows: RolloutRow[] = [];
+
+/** Whether an element is drawn: in the layout, not hidden by visibility or opacity, and inside the viewport. */
+function shownOnScreen(el: Element | null): boolean {
+  if (!el || !el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
+  const r = el.getBoundingClientRect();
+  return r.height > 0 && r.bottom > 0 && r.top < window.innerHeight && (el.textContent ?? '').trim() !== '';
+}
 
 const columns: { key: RolloutSortKey; label: string; right?: boolean }[] = [
   { key: 'generation', label: 'gen', right: true },
@@ -46,6 +55,7 @@ export class RolloutTableView extends LitElement {
     selected: { state: true },
     compare: { state: true },
     error: { state: true },
+    instant: { state: true },
   };
 
   /** The last answer's total, facets and first window. */
@@ -60,6 +70,16 @@ export class RolloutTableView extends LitElement {
   declare selected: string[];
   declare compare: [RolloutView, RolloutView] | undefined;
   declare error: string | undefined;
+  /**
+   * The first screen of a new answer, drawn by lit directly in the update after it arrives, while the virtualizer
+   * (which lays rows out in its own frames) is given them after that first paint; cleared as soon as the
+   * virtualizer's rows exist (a MutationObserver, before anything else runs), so no row is ever drawn twice.
+   */
+  declare instant: RolloutRow[] | undefined;
+  /** While the first screen is drawn directly the virtualizer holds no rows (the same ids must not exist twice). */
+  private holdVirtual = false;
+  private handover: MutationObserver | undefined;
+  private handoverTimer: ReturnType<typeof setTimeout> | undefined;
   channel!: HostChannel;
   runDir = '';
   /** Human names of environments and users, by id (from the lineage). */
@@ -92,7 +112,37 @@ export class RolloutTableView extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    this.handover = new MutationObserver(() => {
+      if (this.instant && !this.holdVirtual && this.virtualizer()?.querySelector('.rollout-row[data-id]')) this.endInstant();
+    });
+    this.handover.observe(this, { childList: true, subtree: true });
     if (!this.table) void this.load('open');
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.handover?.disconnect();
+  }
+
+  private endInstant(): void {
+    clearTimeout(this.handoverTimer);
+    this.instant = undefined;
+  }
+
+  /** Rows that fit the table's scroll area (rows are 26 px high, dashboard.css). */
+  private screenRows(): number {
+    const h = this.virtualizer()?.clientHeight || Math.max(240, window.innerHeight - 260);
+    return Math.ceil(h / 26) + 1;
+  }
+
+  /** After the first screen was painted: the virtualizer gets the rows and takes over (or after 1 s regardless). */
+  private releaseVirtual(epoch: number): void {
+    if (epoch !== this.epoch || !this.holdVirtual) return;
+    this.holdVirtual = false;
+    this.requestUpdate();
+    clearTimeout(this.handoverTimer);
+    // A virtualizer that draws nothing (its tab hidden) must not leave the first screen standing in its place.
+    this.handoverTimer = setTimeout(() => this.endInstant(), 1000);
   }
 
   private params(offset: number): RequestParamsOf<'rollouts/table'> {
@@ -117,16 +167,22 @@ export class RolloutTableView extends LitElement {
       this.windows.set(w, Promise.resolve());
       const rows = Array.from<RolloutRow | undefined>({ length: table.total });
       table.rows.forEach((r, i) => (rows[table.offset + i] = r));
+      const screen = keep ? [] : rows.slice(0, this.screenRows()).filter((r): r is RolloutRow => r !== undefined);
       this.table = table;
       this.rowsShown = rows;
       this.error = undefined;
+      this.holdVirtual = screen.length > 0;
+      this.instant = screen.length > 0 ? screen : undefined;
       if (!keep) this.visible = { first: 0, last: chunk - 1 };
       await this.updateComplete;
+      const domMs = performance.now() - t0;
       if (!keep) this.virtualizer()?.scrollTo({ top: 0 });
       void this.ensure(this.visible.first, this.visible.last);
       const firstId = rows[first]?.id;
-      await this.painted(() => firstId === undefined || this.querySelector(`.rollout-row[data-id="${CSS.escape(firstId)}"]`) !== null);
-      window.__coevolveTable = { action, requestMs, renderedMs: performance.now() - t0, rows: this.querySelectorAll('#rollouts .rollout-row').length, total: table.total, ...(firstId ? { firstId } : {}), query: { filter: this.filter, sort: this.sort } };
+      // Painted means the answer's first row is in the page, visible and on screen (its text drawn), one frame on.
+      await this.painted(() => firstId === undefined || shownOnScreen(this.querySelector(`.rollout-row[data-id="${CSS.escape(firstId)}"]`)));
+      window.__coevolveTable = { action, requestMs, domMs, renderedMs: performance.now() - t0, rows: this.querySelectorAll('#rollouts .rollout-row').length, total: table.total, ...(firstId ? { firstId } : {}), query: { filter: this.filter, sort: this.sort } };
+      this.releaseVirtual(epoch);
       if (this.query.trim() && !keep) void this.runSearch();
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
@@ -297,8 +353,11 @@ export class RolloutTableView extends LitElement {
     return html`<p class="dim" id="table-count">${t.total} rollout${t.total === 1 ? '' : 's'}${t.running ? ` · ${t.running} still running` : ''} · Enter opens a rollout, space selects it for comparison</p>
       <div class="rollout-grid" id="rollouts" role="table" aria-rowcount=${t.total + 1}>
         <div class="rollout-head" role="row"><span role="columnheader"><span class="sr-only">select</span></span>${columns.map(head)}<span role="columnheader">tags</span></div>
-        ${t.total === 0 ? html`<p class="dim" id="no-rows">No rollout matches these filters.</p>` : html`<lit-virtualizer class="rollout-rows" role="rowgroup" scroller .items=${this.rowsShown}
-          .renderItem=${(r: RolloutRow | undefined, i: number) => this.row(r, i, scale)} @rangeChanged=${(e: RangeChangedEvent) => this.onRange(e)}></lit-virtualizer>`}
+        ${t.total === 0 ? html`<p class="dim" id="no-rows">No rollout matches these filters.</p>` : html`<div class="rollout-body">
+          <lit-virtualizer class="rollout-rows" role="rowgroup" scroller .items=${this.holdVirtual ? noRows : this.rowsShown}
+            .renderItem=${(r: RolloutRow | undefined, i: number) => this.row(r, i, scale)} @rangeChanged=${(e: RangeChangedEvent) => this.onRange(e)}></lit-virtualizer>
+          ${this.instant ? html`<div class="rollout-rows-instant" role="rowgroup">${this.instant.map((r, i) => this.row(r, i, scale))}</div>` : nothing}
+        </div>`}
       </div>`;
   }
 
