@@ -96,12 +96,12 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
   const candidates = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
 
   const out: PopulationOutcome = { outcomes: [], fresh: [], userEffects: [], realism: [] };
-  for (const c of candidates) {
+  for (const [i, c] of candidates.entries()) {
     if (c.kind === 'user') {
       if (c.effect) out.userEffects.push({ ...c.effect, admitted: c.outcome.accepted });
       if (c.realism) out.realism.push(c.realism);
     }
-    if (c.kind !== 'pair') (ctx.archive.ledger.made ??= {})[moveKey(c.kind, c.outcome.parent, c.outcome.operator)] = { id: c.outcome.id, verdict: c.outcome.accepted ? 'admitted' : (c.outcome.reason ?? 'refused') };
+    if (c.kind !== 'pair') recordMade(ctx.archive.ledger, plans[i]!, c.outcome);
     keepMeasurements(ctx, c, agent.id);
     if (!c.outcome.accepted) {
       out.outcomes.push(c.outcome);
@@ -134,6 +134,20 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     out.outcomes.push(c.outcome);
   }
   return out;
+}
+
+/**
+ * Records a made child under the move as it was planned ("a+a+a") and as it was made ("a+a" when the third step was
+ * not available): the planner asks by the planned operator, so a child recorded only as made was planned again every
+ * generation and came back as the same refused id (the lineage listed it once per generation).
+ */
+export function recordMade(ledger: { made?: Record<string, { id: string; verdict: string }> }, plan: ChildPlan, outcome: ChildOutcome): void {
+  if (plan.kind === 'repair' || outcome.kind === 'pair') return;
+  const entry = { id: outcome.id, verdict: outcome.accepted ? 'admitted' : (outcome.reason ?? 'refused') };
+  const made = (ledger.made ??= {});
+  const planned = plan.kind === 'environment' ? Array.from({ length: plan.times }, () => plan.move.id).join('+') : plan.move.id;
+  made[moveKey(outcome.kind, outcome.parent, planned)] = entry;
+  made[moveKey(outcome.kind, outcome.parent, outcome.operator)] = entry;
 }
 
 /** Plays of a combination that feed only the model's cells (not the admitted pair's own evidence). */
