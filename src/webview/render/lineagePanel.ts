@@ -3,7 +3,8 @@
 // detail (what its change was, in knobs, then the diff) beside the tree.
 import { html, nothing, type TemplateResult } from 'lit';
 import { designLevelLabel, difficultyScales, measuredLabel, operatorLabel, successLabel } from '../names.js';
-import type { DashboardView, LineageNode, RejectedChild, SpecView } from '../protocol.js';
+import type { DashboardView, LineageNode, SpecView } from '../protocol.js';
+import { generationsLabel, rejectedGroups, type RejectedGroup } from './rejectedChildren.js';
 import { specPanel } from './specPanel.js';
 
 export interface LineageHandlers {
@@ -29,7 +30,16 @@ function nodeLine(n: LineageNode, retiredPairs: number, selected: boolean, h: Li
   </button>`;
 }
 
-const rejectedLine = (r: RejectedChild): TemplateResult => html`<div class="lineage-node rejected"><span class="codicon codicon-circle-slash"></span> ${r.id} <span class="op">${operatorLabel(r.operator)}</span> <span class="dim">g${r.generation} · rejected: ${r.reason}</span></div>`;
+/** A refused child: named like the admitted nodes, its id and every refusal one click (or Enter) away. */
+const rejectedLine = (r: RejectedGroup): TemplateResult => {
+  const last = r.refusals.at(-1)!;
+  return html`<details class="rejected-child" data-id=${r.id}>
+    <summary class="lineage-node rejected"><span class="codicon codicon-circle-slash"></span> <span class="node-name">${r.name}</span> <span class="op">${operatorLabel(r.operator)}</span>
+      <span class="dim">refused in ${generationsLabel(r.refusals)}${r.refusals.length > 1 ? ` (${r.refusals.length} times)` : ''}: ${last.reason.split(':')[0]!.replace(/_/g, ' ')}</span></summary>
+    <div class="rejected-detail"><p>Child <code>${r.id}</code> of ${r.name}${r.admitted ? ' (the same id is also in the archive, admitted)' : ''}</p>
+      <ul>${r.refusals.map((x) => html`<li>g${x.generation}: ${x.reason}</li>`)}</ul></div>
+  </details>`;
+};
 
 const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -42,7 +52,7 @@ export function lineageTree(v: DashboardView, kind: 'environment' | 'user', sele
     if (n.parent && ids.has(n.parent)) children.set(n.parent, [...(children.get(n.parent) ?? []), n]);
     else roots.push(n);
   }
-  const rejected = v.rejections.filter((r) => r.kind === kind);
+  const rejected = rejectedGroups(v.rejections.filter((r) => r.kind === kind), v.lineage);
   const retiredBy = new Map<string, number>();
   for (const r of v.retirements ?? []) if (r.kind === kind) retiredBy.set(r.envId, (retiredBy.get(r.envId) ?? 0) + 1);
   const item = (n: LineageNode): TemplateResult => {
