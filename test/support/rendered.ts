@@ -74,3 +74,39 @@ export async function drawnLegends(frame: Frame | Page): Promise<DrawnLegend[]> 
     return [{ chart: fig.dataset.chart ?? '?', text: (legend.textContent ?? '').replace(/\s+/g, ' ').trim(), gapAbovePlot: over.getBoundingClientRect().top - legend.getBoundingClientRect().bottom }];
   }));
 }
+
+/**
+ * Elements of the page with a mouse listener (click, dblclick, mousedown, pointerdown) that a keyboard user cannot
+ * reach: not focusable themselves, holding no focusable element (a delegating container) and inside none (a row that
+ * takes Enter for its double-click). Read through the DevTools protocol, which lists the listeners each element
+ * really has (lit's @click, uPlot's own). uPlot's plot overlay is left out: its pointer readout is what the legend
+ * shows without a pointer. Only elements on screen now are checked; call it once per tab.
+ */
+export async function mouseOnlyControls(page: Page): Promise<string[]> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { result } = await cdp.send('Runtime.evaluate', { expression: `[...document.querySelectorAll('body *')].filter((e) => e.checkVisibility() && !e.closest('.u-over, .u-under'))` });
+    const { result: items } = await cdp.send('Runtime.getProperties', { objectId: result.objectId!, ownProperties: true });
+    const out: string[] = [];
+    for (const item of items) {
+      const objectId = item.value?.objectId;
+      if (!/^\d+$/.test(item.name) || !objectId) continue;
+      const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId });
+      if (!listeners.some((l) => ['click', 'dblclick', 'mousedown', 'pointerdown'].includes(l.type))) continue;
+      const { result: verdict } = await cdp.send('Runtime.callFunctionOn', {
+        objectId,
+        returnByValue: true,
+        functionDeclaration: `function () {
+          const focusable = 'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea, a[href], summary, [tabindex]:not([tabindex="-1"])';
+          const reachable = (e) => e.matches(focusable) || e.tabIndex >= 0;
+          if (reachable(this) || this.querySelector(focusable) || (this.parentElement && this.parentElement.closest(focusable))) return '';
+          return this.tagName.toLowerCase() + (this.id ? '#' + this.id : '') + (this.className && typeof this.className === 'string' ? '.' + this.className.trim().split(/\\s+/).join('.') : '') + ' "' + (this.textContent || '').trim().slice(0, 40) + '"';
+        }`,
+      });
+      if (verdict.value) out.push(String(verdict.value));
+    }
+    return out;
+  } finally {
+    await cdp.detach();
+  }
+}

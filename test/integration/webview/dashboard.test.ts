@@ -6,7 +6,7 @@ import { ViewData } from '../../../src/viewdata/viewRequests.js';
 import { demoRun, demoRunProblem } from '../../support/demoRun.js';
 import { needService } from '../../support/services.js';
 import { chartSpecs, seriesOf } from '../../../src/webview/render/chartSpecs.js';
-import { drawnLegends } from '../../support/rendered.js';
+import { drawnLegends, mouseOnlyControls } from '../../support/rendered.js';
 import { barGeometry, chromiumProblem, cspViolations, launch, openPanel, type OpenedPanel } from './support.js';
 
 describe('run dashboard in Chromium on a real demo run', function () {
@@ -132,5 +132,26 @@ describe('run dashboard in Chromium on a real demo run', function () {
     assert.match(text, /[+−±]\d+ pp/);
     assert.doesNotMatch(text, /[+-]\d+%/);
     assert.deepEqual(await cspViolations(page), []);
+  });
+
+  it('every control of every tab is reachable by keyboard (no element takes only a mouse click)', async () => {
+    const found: string[] = [];
+    for (const name of ['overview', 'lineage', 'rollouts', 'compare']) {
+      await tab(name);
+      await page.waitForTimeout(300);
+      if (name === 'lineage') await page.locator('#lineage-environment button.lineage-node').first().click();
+      found.push(...(await mouseOnlyControls(page)).map((e) => `${name}: ${e}`));
+    }
+    assert.deepEqual(found, []);
+    // The check sees a planted span that only a click reaches (so an empty list is a finding, not a blind spot).
+    await page.evaluate(() => {
+      const s = document.createElement('span');
+      s.id = 'mouse-only-probe';
+      s.textContent = 'probe';
+      s.addEventListener('click', () => undefined);
+      document.body.append(s);
+    });
+    assert.deepEqual(await mouseOnlyControls(page), ['span#mouse-only-probe "probe"']);
+    await page.evaluate(() => document.getElementById('mouse-only-probe')?.remove());
   });
 });
