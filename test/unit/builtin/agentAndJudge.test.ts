@@ -9,7 +9,7 @@ import { findFamily } from '../../../src/builtin/families/registry.js';
 import { resolveKnobs } from '../../../src/builtin/families/family.js';
 import type { EnvironmentSpec } from '../../../src/core/spec/environment.js';
 import { createHeuristicAgent } from '../../../src/builtin/agent/heuristicAgent.js';
-import { createBuiltinAgentEvolver, diagnosedMutation, diagnosisWeight, geneMoves, geneSteps, moveWeights } from '../../../src/builtin/agentEvolver.js';
+import { compoundMove, createBuiltinAgentEvolver, diagnosedMutation, diagnosisWeight, geneMoves, geneSteps, moveWeights } from '../../../src/builtin/agentEvolver.js';
 import { diagnoseFailure } from '../../../src/builtin/agentDiagnosis.js';
 import { judgeByRules } from '../../../src/builtin/judge.js';
 import { createRuleBasedUser } from '../../../src/builtin/user/ruleBasedUser.js';
@@ -81,6 +81,7 @@ async function trace(genes: Partial<AgentGenes>, seed: number, opts: { checkFail
     if (call.name === 'submit') break;
     const command = 'command' in call ? call.command : '';
     const content = call.name === 'message_user' && 'text' in call ? (await user.reply(call.text)).message : opts.checkFails && command.startsWith('sh check.sh') ? 'exit code 1\nproblem: line 2 differs\n' : answer(command);
+    steps[steps.length - 1]!.observation = { results: [{ source_call_id: id, content }] };
     results = [{ callId: call.id, content }];
   }
   return steps;
@@ -235,6 +236,36 @@ describe('agent evolver', () => {
     assert.deepEqual(diagnoseFailure(await trace({ askFirst: 1, questionBudget: 6, verify: 1, persistence: 1 }, 3, { spec, checkFails: true })), ['outOfRetries']);
     // The same play with a passing check: retrying would not have helped, so no retry is blamed.
     assert.deepEqual(diagnoseFailure(await trace({ askFirst: 1, questionBudget: 6, verify: 1, persistence: 1 }, 3, { spec })), []);
+  });
+
+  it('diagnoses an input it never looked at when its listing showed several candidates (read with the family playbook)', async () => {
+    const decoys = findFamily('log-triage')!.generate({ knobs: { ...resolveKnobs(findFamily('log-triage')!, { level: 3 }), distractors: 2 } }, createRng(5));
+    const blind = await trace({ askFirst: 1, questionBudget: 6, verify: 1, explore: 0 }, 3, { spec: decoys });
+    assert.ok(diagnoseFailure(blind, decoys.family).includes('unexplored'));
+    assert.ok(!diagnoseFailure(blind).includes('unexplored'), 'without the family the listing cannot be read');
+    const looked = await trace({ askFirst: 1, questionBudget: 6, verify: 1, explore: 1 }, 3, { spec: decoys });
+    assert.ok(!diagnoseFailure(looked, decoys.family).includes('unexplored'));
+    // One candidate only: nothing to tell apart, so not looking is no cause.
+    const single = findFamily('log-triage')!.generate({ knobs: { ...resolveKnobs(findFamily('log-triage')!, { level: 3 }), distractors: 0 } }, createRng(5));
+    assert.ok(!diagnoseFailure(await trace({ askFirst: 1, questionBudget: 6, verify: 1, explore: 0 }, 3, { spec: single }), single.family).includes('unexplored'));
+  });
+
+  it('proposes the compound step first: one step up of every gene the failures name, at once; then single steps', async () => {
+    const genes = agentGenesSchema.parse({ askFirst: 0.9, questionBudget: 2, explore: 0.9, verify: 0.6, idiom: 'grep', persistence: 1 });
+    const unchecked = await trace({ ...genes, askFirst: 1, questionBudget: 6, verify: 0 }, 3, { spec: noCheck });
+    const assumed = await trace({ ...genes, askFirst: 0, verify: 1 }, 3);
+    assert.ok(diagnoseFailure(assumed).includes('assumed'));
+    const c = compoundMove(genes, [{ steps: unchecked }, { steps: unchecked }, { steps: assumed }])!;
+    assert.equal(c.change, 'verify 0.6->0.8 + askFirst 0.9->1 + questionBudget 2->3', 'most-named first');
+    assert.deepEqual(c.genes, { ...genes, verify: 0.8, askFirst: 1, questionBudget: 3 });
+    assert.equal(compoundMove(genes, [{ steps: unchecked }]), undefined, 'one named gene is a single step, not a compound');
+    assert.equal(compoundMove({ ...genes, askFirst: 1, questionBudget: 20 }, [{ steps: assumed }]), undefined, 'named genes at their bounds');
+    const evolver = createBuiltinAgentEvolver();
+    const failures = [{ env, steps: unchecked, reward: 0 }, { env, steps: assumed, reward: 0 }];
+    const first = await evolver.propose({ current: config(genes), failures, generation: 1, rng: createRng(1), tried: [] });
+    assert.ok(first.ok && first.operator === `mutate:${compoundMove(genes, failures)!.change}`);
+    const second = await evolver.propose({ current: config(genes), failures, generation: 1, rng: createRng(1), tried: [first.operator] });
+    assert.ok(second.ok && !second.operator.includes(' + '), `a single step once the compound was raced: ${second.ok ? second.operator : ''}`);
   });
 
   it('draws the steps that address the diagnosed failures more often, and not a step already raced from this agent', async () => {
