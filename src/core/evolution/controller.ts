@@ -258,7 +258,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
       }
       await emitOnce({ type: 'agent.updated', generation: g, fromId: update.fromId, toId: update.toId, change: update.change, promoted: update.promoted, ...(update.heldOut ? { heldOut: update.heldOut } : {}) });
     }
-    const test = await testSetMetrics(ctx, agent, update?.promoted ? playedBy.id : null);
+    const test = await testSetMetrics(ctx, agent, update?.promoted ? playedBy : null);
     throwIfCancelled(deps.signal);
 
     if (config.trainerHook && deps.hook) await trainerHook(g, config.trainerHook, deps.hook);

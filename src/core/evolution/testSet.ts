@@ -47,19 +47,27 @@ export function discordant(a: (boolean | null)[], b: (boolean | null)[]): { wins
   return { wins, losses };
 }
 
-/** The test-set block of the metrics: the current agent's score and its comparison with the agent it replaced. */
-export async function testSetMetrics(ctx: GenerationContext, agent: AgentConfig, previous: string | null): Promise<HeldOutMetrics['test']> {
+/**
+ * The test-set block of the metrics: the current agent's score, the run's starting agent's (the baseline of the gain)
+ * and the comparison with the agent it replaced. An agent promoted in generation 0 replaced one that was never
+ * current at a generation's end, so the replaced agent is measured here when it has no test plays yet.
+ */
+export async function testSetMetrics(ctx: GenerationContext, agent: AgentConfig, previous: AgentConfig | null): Promise<HeldOutMetrics['test']> {
   const frozen = ctx.archive.ledger.frozen;
   if (!frozen || frozen.test.length === 0) return null;
+  const ledger = ctx.archive.ledger;
+  const prevBits = previous ? await testOutcomes(ctx, previous) : undefined;
   const bits = await testOutcomes(ctx, agent);
-  const score = agentScore(agent.id, bits, ctx.archive.ledger.testMeasuredAt?.[agent.id] ?? ctx.generation);
+  const score = agentScore(agent.id, bits, ledger.testMeasuredAt?.[agent.id] ?? ctx.generation);
   let vsPrevious: NonNullable<HeldOutMetrics['test']>['vsPrevious'] = null;
-  const prevBits = previous ? ctx.archive.ledger.testPlays[previous] : undefined;
   if (previous && prevBits) {
     const { wins, losses } = discordant(bits, prevBits);
-    const prev = agentScore(previous, prevBits, 0);
+    const prev = agentScore(previous.id, prevBits, 0);
     const pValue = signTest(wins, losses, 'two-sided');
-    vsPrevious = { agentId: previous, difference: score.success - prev.success, pValue, worse: losses > wins && pValue <= heldOutRules.worseAlpha };
+    vsPrevious = { agentId: previous.id, difference: score.success - prev.success, pValue, worse: losses > wins && pValue <= heldOutRules.worseAlpha };
   }
-  return { pairs: frozen.test.length, playsPerPair: heldOutRules.testPlaysPerPair, source: frozen.source, score, vsPrevious };
+  const first = ledger.agents[0]?.id;
+  const firstBits = first ? ledger.testPlays[first] : undefined;
+  const initial = first && firstBits ? agentScore(first, firstBits, ledger.testMeasuredAt?.[first] ?? 0) : undefined;
+  return { pairs: frozen.test.length, playsPerPair: heldOutRules.testPlaysPerPair, source: frozen.source, score, ...(initial ? { initial } : {}), vsPrevious };
 }

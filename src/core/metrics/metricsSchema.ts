@@ -113,6 +113,7 @@ export const heldOutSchema = z
         playsPerPair: count.describe('Plays per pair; the same rollout ids for every agent.'),
         source: z.enum(['generated', 'seeds']).describe('generated: fresh environments from the seed families; seeds: the seed environments on their own rollout ids (no built-in family to generate from).'),
         score: agentScoreSchema.describe('The current agent on the test set.'),
+        initial: agentScoreSchema.optional().describe('The run\'s starting agent on the same plays: the baseline of the agent\'s gain (final score minus this). Absent in runs written before it was recorded.'),
         vsPrevious: z
           .object({ agentId: z.string(), difference: z.number(), pValue: share, worse: z.boolean() })
           .nullable()
