@@ -90,10 +90,9 @@ export function compoundMove(genes: AgentGenes, failures: Failure[]): { genes: A
   for (const f of failures) {
     for (const r of new Set(diagnoseFailure(f.steps, f.env?.family).flatMap((c) => remedies[c]))) if (r.direction === 'up') counts.set(r.gene, (counts.get(r.gene) ?? 0) + 1);
   }
+  // In gene order, so the same compound is named the same way whatever the counts (a raced one is not proposed again).
   const ups = geneMoves(genes).filter((m) => direction(m) === 'up' && counts.has(m.gene));
   if (ups.length < 2) return undefined;
-  // Most-named first, so the change reads in order of what the failures showed.
-  ups.sort((a, b) => (counts.get(b.gene) ?? 0) - (counts.get(a.gene) ?? 0) || a.gene.localeCompare(b.gene));
   const next = { ...genes };
   for (const m of ups) Object.assign(next, { [m.gene]: m.to });
   return { genes: next, change: ups.map((m) => m.change).join(' + ') };

@@ -110,7 +110,9 @@ async function fillSlots(ctx: GenerationContext, input: { current: AgentConfig; 
     const proposal = await proposeCandidate(ctx, input, slot, races.map((r) => r.change));
     usage = proposal.usage ? addUsage(usage ?? zeroUsage(), proposal.usage) : usage;
     if (!proposal.ok) { reasons.push(proposal.reason); break; }
-    if (races.some((r) => r.change === proposal.operator)) { reasons.push(`the agent evolver proposed ${proposal.operator} again`); break; }
+    // The same agent under another name (e.g. one change written two ways) would race itself.
+    const same = (a: AgentConfig): boolean => JSON.stringify([a.genes, a.playbook, a.systemPrompt]) === JSON.stringify([proposal.child.genes, proposal.child.playbook, proposal.child.systemPrompt]);
+    if (races.some((r) => r.change === proposal.operator || same(r.candidate)) || same(input.current)) { reasons.push(`the agent evolver proposed ${proposal.operator} again`); break; }
     const id = `agent-g${gen4(ctx.generation + 1)}${slot === 0 ? '' : `-${String.fromCharCode(97 + slot)}`}`;
     const candidate: AgentConfig = { ...proposal.child, id, lineage: { parent: input.current.id, operator: proposal.operator, generation: ctx.generation + 1 } };
     const race: Race = { candidate, change: proposal.operator, since: ctx.generation, looks: 0, wins: 0, losses: 0, incumbent: { successes: 0, trials: 0 }, challenger: { successes: 0, trials: 0 } };

@@ -256,7 +256,8 @@ describe('agent evolver', () => {
     const assumed = await trace({ ...genes, askFirst: 0, verify: 1 }, 3);
     assert.ok(diagnoseFailure(assumed).includes('assumed'));
     const c = compoundMove(genes, [{ steps: unchecked }, { steps: unchecked }, { steps: assumed }])!;
-    assert.equal(c.change, 'verify 0.6->0.8 + askFirst 0.9->1 + questionBudget 2->3', 'most-named first');
+    assert.equal(c.change, 'askFirst 0.9->1 + verify 0.6->0.8 + questionBudget 2->3', 'in gene order');
+    assert.equal(compoundMove(genes, [{ steps: assumed }, { steps: assumed }, { steps: unchecked }])!.change, c.change, 'the same compound has one name whatever the counts');
     assert.deepEqual(c.genes, { ...genes, verify: 0.8, askFirst: 1, questionBudget: 3 });
     assert.equal(compoundMove(genes, [{ steps: unchecked }]), undefined, 'one named gene is a single step, not a compound');
     assert.equal(compoundMove({ ...genes, askFirst: 1, questionBudget: 20 }, [{ steps: assumed }]), undefined, 'named genes at their bounds');
