@@ -74,8 +74,9 @@ describe('promotion rule (sequential sign test) with a synthetic agent of known 
     assert.equal(raceDecision({ wins: 6, losses: 0, looks: 1 }), 'raced');
     assert.equal(raceDecision({ wins: 9, losses: 1, looks: 1 }), 'promoted');
     assert.equal(raceDecision({ wins: 6, losses: 0, looks: promotionRule.maxLooks }), 'dropped');
-    assert.equal(raceDecision({ wins: 2, losses: 2, looks: 1 }), 'dropped', 'not ahead: the slot is freed');
-    assert.equal(raceDecision({ wins: 0, losses: 0, looks: 1 }), 'dropped', 'no discordant play: the change made no difference here');
+    assert.equal(raceDecision({ wins: 1, losses: 2, looks: 1 }), 'dropped', 'behind: the slot is freed');
+    assert.equal(raceDecision({ wins: 0, losses: 0, looks: 1 }), 'raced', 'no discordant play yet: one more look');
+    assert.equal(raceDecision({ wins: 2, losses: 2, looks: 2 }), 'dropped', 'still not ahead after two looks');
   });
 
   it(`a no-gain candidate is promoted in at most alpha = ${promotionRule.alpha} of ${races} races (independent, coupled, and better on some pairs, worse on others)`, () => {
