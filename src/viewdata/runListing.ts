@@ -48,6 +48,21 @@ export function runChoices(runs: RunResolver): RunChoice[] {
 }
 
 /**
+ * `runChoices`, giving the event loop back every `slice` runs: the first list of a thousand runs reads a few thousand
+ * files (seconds under load), and a server answering one request at a time would hold every other page's requests
+ * (its assets included) until it is done.
+ */
+export async function runChoicesYielding(runs: RunResolver, slice = 50): Promise<RunChoice[]> {
+  const listed = runs.listed();
+  const out: RunChoice[] = [];
+  for (let i = 0; i < listed.length; i += slice) {
+    if (i > 0) await new Promise<void>((r) => setImmediate(r));
+    for (const r of listed.slice(i, i + slice)) out.push(runChoice(r.dir, r.manifest, runs.refOf(r.dir)));
+  }
+  return out;
+}
+
+/**
  * One window of the runs list: every run is listed (manifests are read once), but only the window's rows are read,
  * so the first screen of a list of thousands costs the reads of its own rows.
  */

@@ -10,7 +10,7 @@ import { RunOutline } from './runOutline.js';
 import { RolloutTableIndex, rolloutRow, rowPasses } from './rolloutTable.js';
 import { rolloutView } from './rolloutView.js';
 import { specView } from './specView.js';
-import { runChoices, runsWindow } from './runListing.js';
+import { runChoicesYielding, runsWindow } from './runListing.js';
 import type { RunResolver } from './runRegistry.js';
 import { TranscriptIndex } from './transcriptSearch.js';
 
@@ -123,7 +123,7 @@ export class ViewData {
       setTimeout(() => this.startTranscriptsOf(p.runDir), 250).unref?.();
       return dashboardView(run, compare, (d) => this.runs.refOf(d));
     },
-    'runs/list': () => runChoices(this.runs),
+    'runs/list': () => runChoicesYielding(this.runs),
     'runs/page': (p) => runsWindow(this.runs, p),
     'rollouts/table': (p) => {
       const live = this.runs.get(p.runDir);

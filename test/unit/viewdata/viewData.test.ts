@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { appendCuration } from '../../../src/store/curation.js';
 import { openRun } from '../../../src/store/runReader.js';
 import { queryRolloutTable } from '../../../src/viewdata/rolloutTable.js';
+import { runChoices, runChoicesYielding } from '../../../src/viewdata/runListing.js';
 import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
 import { ViewData } from '../../../src/viewdata/viewRequests.js';
 import { makeRun } from '../../fixtures/makeRun.js';
@@ -23,8 +24,8 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
   });
   after(() => rmSync(out, { recursive: true, force: true }));
 
-  it('lists runs newest first with status, generations and rollouts read from small files', () => {
-    const runs = data.handlers['runs/list']();
+  it('lists runs newest first with status, generations and rollouts read from small files', async () => {
+    const runs = await data.handlers['runs/list']();
     assert.deepEqual(runs.map((r) => r.name), ['fixture', 'other']);
     const index = openRun(runDir);
     const first = runs[0]!;
@@ -34,14 +35,31 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
     assert.equal(typeof first.lastSuccessRate, 'number');
   });
 
-  it('answers a window of the runs list: the total, and rows only for the window, in the same order as the whole list', () => {
-    const all = data.handlers['runs/list']();
+  it('answers a window of the runs list: the total, and rows only for the window, in the same order as the whole list', async () => {
+    const all = await data.handlers['runs/list']();
     const first = data.handlers['runs/page']({ offset: 0, limit: 1 });
     assert.equal(first.total, all.length);
     assert.deepEqual(first.runs, all.slice(0, 1));
     const second = data.handlers['runs/page']({ offset: 1, limit: 10 });
     assert.deepEqual(second.runs, all.slice(1), 'a window past the end is cut at the end');
     assert.deepEqual(data.handlers['runs/page']({ offset: 50, limit: 10 }).runs, []);
+  });
+
+  it('lists every run as runChoices does, giving the event loop back between slices (other requests are not held)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'coevolve-viewdata-list-'));
+    try {
+      for (let i = 0; i < 4; i++) await makeRun(folder, { name: `r${i}`, seed: 20 + i, generations: 1, startedAt: `2025-11-0${i + 1}T09:00:00.000Z` });
+      const registry = new RunRegistry(() => [folder]);
+      let ranBetween = false;
+      const listing = runChoicesYielding(registry, 1);
+      setTimeout(() => (ranBetween = true), 0); // as an incoming request's callback would
+      const done = await listing;
+      assert.equal(ranBetween, true, 'a callback queued after the list started ran before it finished');
+      assert.deepEqual(done, runChoices(registry));
+      assert.deepEqual(done.map((r) => r.name), ['r3', 'r2', 'r1', 'r0']);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('answers the flat rollout table across generations: filter by score, status, family, user, tags; sort; page', () => {
