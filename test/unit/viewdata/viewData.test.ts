@@ -52,7 +52,7 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
       const registry = new RunRegistry(() => [folder]);
       let ranBetween = false;
       const listing = runChoicesYielding(registry, 1);
-      setTimeout(() => (ranBetween = true), 0); // as an incoming request's callback would
+      setImmediate(() => (ranBetween = true)); // queued behind the first slice, as an incoming request is
       const done = await listing;
       assert.equal(ranBetween, true, 'a callback queued after the list started ran before it finished');
       assert.deepEqual(done, runChoices(registry));
