@@ -149,10 +149,13 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
         const drawn = await page.evaluate(() => {
           const body = getComputedStyle(document.body);
           const bar = document.querySelector('.vbar') as HTMLElement;
-          return { kind: document.body.dataset['vscodeThemeKind'], classes: document.body.className, background: body.backgroundColor, color: body.color, blue: body.getPropertyValue('--coevolve-blue').trim(), outline: `${getComputedStyle(bar).outlineStyle} ${getComputedStyle(bar).outlineColor}` };
+          const text = ['--vscode-foreground', '--vscode-descriptionForeground', '--vscode-panelTitle-activeForeground', '--vscode-textLink-foreground', '--vscode-input-foreground'].map((v) => [v, body.getPropertyValue(v).trim()]);
+          return { kind: document.body.dataset['vscodeThemeKind'], classes: document.body.className, background: body.backgroundColor, color: body.color, blue: body.getPropertyValue('--coevolve-blue').trim(), outline: `${getComputedStyle(bar).outlineStyle} ${getComputedStyle(bar).outlineColor}`, text, editorBackground: body.getPropertyValue('--vscode-editor-background').trim() };
         });
         seen[kind] = drawn;
         assert.equal(drawn.kind, kind, `${scheme}/${contrast}: ${JSON.stringify(drawn)}`);
+        // Every text colour the panels draw on the page's background is readable (WCAG AA, 4.5:1).
+        for (const [name, value] of drawn.text as [string, string][]) assert.ok(contrastRatio(value, drawn.editorBackground) >= 4.5, `${kind}: ${name} ${value} on ${drawn.editorBackground} has contrast ${contrastRatio(value, drawn.editorBackground).toFixed(2)}`);
         const bars = await drawnBars(page);
         assert.ok(bars.checked >= 4, `${kind}: reward bars checked`);
         assert.deepEqual(bars.mismatches, [], `${kind}: every bar drawn to its value`);
@@ -314,6 +317,17 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     }
   });
 });
+
+/** The WCAG contrast ratio of two #rrggbb colours. */
+function contrastRatio(a: string, b: string): number {
+  const luminance = (hex: string): number => {
+    const [r, g, bl] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  if (!/^#[0-9a-f]{6}/i.test(a) || !/^#[0-9a-f]{6}/i.test(b)) return 0;
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
 
 async function waitForHttp(page: Page, url: string): Promise<void> {
   for (let i = 0; i < 50; i++) {
