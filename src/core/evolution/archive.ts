@@ -3,6 +3,7 @@ import type { PairStatsFull } from '../metrics/pairStats.js';
 import type { AgentConfig } from '../spec/agent.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
+import type { ProbationEntry } from './userAdmission.js';
 
 /** One (environment, user) pair the controller has played or plans to play, with its latest evaluation. */
 export interface PairEntry {
@@ -65,6 +66,8 @@ export interface Ledger {
   probes?: Probe[];
   /** What each tried move of a parent led to (`moveKey`), so the same child is not planned and refused again. */
   made?: Record<string, { id: string; verdict: string }>;
+  /** User children whose admission test has not decided yet (userAdmission.ts). Absent in older snapshots. */
+  userProbation?: ProbationEntry[];
 }
 
 /** One candidate's race against the incumbent: its discordant plays and both agents' plays, pooled over its looks. */

@@ -3,22 +3,20 @@ import type { Rng } from '../ports/rng.js';
 import { zeroUsage } from '../ports/model.js';
 import type { DesignMove, PairStats, Proposal } from '../roles/ports.js';
 import type { ChildValidation } from '../ports/runStore.js';
-import type { RolloutRecord } from '../rollout/trajectory.js';
 import type { UserEffectEntry } from '../metrics/metricsSchema.js';
 import { pairPosterior } from '../metrics/pairEvidence.js';
-import { realismIndicators, realismViolations } from '../metrics/realismIndicators.js';
-import { meanWithInterval } from '../metrics/summaries.js';
-import { agentConfigSchema, type AgentConfig } from '../spec/agent.js';
+import type { realismIndicators } from '../metrics/realismIndicators.js';
+import type { AgentConfig } from '../spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment.js';
-import { userProfileSchema, type UserProfile } from '../spec/user.js';
+import type { UserProfile } from '../spec/user.js';
 import { moveKey, type PairEntry } from './archive.js';
 import { environmentFingerprint } from './fingerprint.js';
 import type { FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
 import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 import { availableMoves, makeEnvironmentChild, makeUserChild } from './moves.js';
-import { realismProblems } from './realism.js';
 import { planChildren, type ChildPlan } from './steering.js';
+import { continueProbation, startProbation, userSlots, type ProbationEntry, type UserVerdict } from './userAdmission.js';
 import { validateEnvironment } from './validateEnvironment.js';
 
 export interface ChildOutcome {
@@ -39,8 +37,8 @@ export interface ChildOutcome {
 /** Children are proposed and validated within a generation's context. */
 export type ChildContext = GenerationContext;
 
-/** Screening and user-effect rules (ARCHITECTURE.md, "Steering"). */
-export const childRules = { screeningPlays: 4, userEffectPlays: 3, userEffectEnvironments: 2 } as const;
+/** Screening rules (ARCHITECTURE.md, "Steering"); user children's plays are userAdmission.ts's `probationRules`. */
+export const childRules = { screeningPlays: 4 } as const;
 
 export interface PopulationOutcome {
   outcomes: ChildOutcome[];
@@ -51,7 +49,7 @@ export interface PopulationOutcome {
 
 type Candidate = (
   | { outcome: ChildOutcome; kind: 'environment'; spec?: EnvironmentSpec; userId: string; screen?: { successes: number; trials: number } }
-  | { outcome: ChildOutcome; kind: 'user'; user?: UserProfile; envId: string; screen?: { successes: number; trials: number }; effect?: UserEffectEntry; realism?: PopulationOutcome['realism'][number] }
+  | { outcome: ChildOutcome; kind: 'user'; user?: UserProfile; envId: string; screen?: { successes: number; trials: number }; effect?: UserEffectEntry; realism?: PopulationOutcome['realism'][number]; pending?: ProbationEntry }
   | { outcome: ChildOutcome; kind: 'pair'; envId: string; userId: string; screen?: { successes: number; trials: number } }
 ) & { cells?: CellPlays[] };
 
@@ -62,6 +60,8 @@ type Candidate = (
  */
 export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, agent: AgentConfig): Promise<PopulationOutcome> {
   const count = ctx.config.population.childrenPerGeneration;
+  // User children on probation play their next look first; a decided one frees its slot for a new user child.
+  const probation = await continueProbation(ctx, agent);
   // Generated held-out environments are never parents nor paired; with `source: seeds` the seeds are the archive.
   const sets = ctx.archive.ledger.frozen;
   const frozen = new Set(sets?.source === 'generated' ? [...sets.test, ...sets.promotion].map((p) => p.envId) : []);
@@ -87,22 +87,30 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
       return listsMoves !== undefined && ctx.archive.ledger.made?.[moveKey(kind, parentId, operator)] !== undefined;
     },
     count,
-    maxUserChildren: Math.max(1, Math.floor(count / 4)),
+    maxUserChildren: Math.min(userSlots(ctx.archive.ledger), Math.max(1, Math.floor(count / 4))),
     maxRepairs: Math.floor(count / 2),
     centre: (ctx.config.band.low + ctx.config.band.high) / 2,
   });
   const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
   const limit = pLimit(Math.max(1, Math.ceil(ctx.config.concurrency / 2)));
-  const candidates = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
+  const fresh = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, model, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
+  const candidates = [...probation.map((v) => userCandidate(ctx, v)), ...fresh];
 
   const out: PopulationOutcome = { outcomes: [], fresh: [], userEffects: [], realism: [] };
   for (const [i, c] of candidates.entries()) {
     if (c.kind === 'user') {
-      if (c.effect) out.userEffects.push({ ...c.effect, admitted: c.outcome.accepted });
+      const decision = c.outcome.accepted ? 'admitted' : c.pending ? 'probation' : 'refused';
+      if (c.effect) out.userEffects.push({ ...c.effect, admitted: c.outcome.accepted, decision });
       if (c.realism) out.realism.push(c.realism);
     }
     if (c.kind !== 'pair') recordMade(ctx.archive.ledger, plans[i]!, c.outcome);
     keepMeasurements(ctx, c, agent.id);
+    if (c.kind === 'user' && c.pending) {
+      // Undecided: no outcome this generation; a new child joins the probation list in plan order.
+      const list = (ctx.archive.ledger.userProbation ??= []);
+      if (!list.includes(c.pending)) list.push(c.pending);
+      continue;
+    }
     if (!c.outcome.accepted) {
       out.outcomes.push(c.outcome);
       continue;
@@ -161,10 +169,12 @@ function keepMeasurements(ctx: ChildContext, c: Candidate, agentId: string): voi
   for (const p of c.cells ?? []) ctx.archive.addCell(agentId, p.envId, p.userId, p.successes, p.trials);
   if (c.outcome.accepted || c.kind === 'pair' || !(c.cells ?? []).some((p) => p.trials > 0)) return;
   const id = c.kind === 'environment' ? c.spec?.id : c.user?.id;
-  if (id) (ctx.archive.ledger.probes ??= []).push({ kind: c.kind, id, parent: c.outcome.parent, operator: c.outcome.operator });
+  const probes = (ctx.archive.ledger.probes ??= []);
+  // A child on probation plays a look every generation: it is one probe.
+  if (id && !probes.some((p) => p.kind === c.kind && p.id === id)) probes.push({ kind: c.kind, id, parent: c.outcome.parent, operator: c.outcome.operator });
 }
 
-async function childOf(ctx: ChildContext, plan: ChildPlan, agent: AgentConfig, rng: Rng, fingerprints: ReadonlySet<string>): Promise<Candidate> {
+async function childOf(ctx: ChildContext, model: FrontierModel, plan: ChildPlan, agent: AgentConfig, rng: Rng, fingerprints: ReadonlySet<string>): Promise<Candidate> {
   if (plan.kind === 'repair') {
     const outcome: ChildOutcome = { kind: 'pair', id: `${plan.envId}+${plan.userId}`, parent: plan.envId, operator: 'repair', accepted: true, predicted: plan.predicted };
     const screen = await screenPair(ctx, ctx.archive.users.get(plan.userId)!, ctx.archive.envs.get(plan.envId)!, agent, plan.envId);
@@ -191,7 +201,9 @@ async function childOf(ctx: ChildContext, plan: ChildPlan, agent: AgentConfig, r
   const proposal = await guarded(ctx, 'user evolver', () => makeUserChild(ctx.roles.userEvolver, { parent: user, move: plan.move, stats, generation: ctx.generation + 1, rng, ...signal }));
   const base = { kind: 'user' as const, parent: user.id, operator: proposal.operator, predicted: plan.predicted };
   if (!proposal.ok) return { kind: 'user', envId: env.id, outcome: { ...base, id: `${user.id}~${proposal.operator}`, accepted: false, reason: 'evolver_failed', detail: proposal.reason } };
-  return admitUser(ctx, proposal.child, user, env, agent, base);
+  const v = await startProbation(ctx, model, proposal.child, user, env, agent, base);
+  if (v.status === 'invalid') return { kind: 'user', envId: env.id, outcome: { ...base, id: v.id, accepted: false, reason: v.reason, detail: v.detail } };
+  return userCandidate(ctx, v);
 }
 
 /**
@@ -259,78 +271,18 @@ async function admitEnvironment(ctx: ChildContext, candidate: EnvironmentSpec, f
   return { ok: true, spec, validation };
 }
 
-/**
- * The user gate: knobs inside the human-like bounds; then the child, its parent and the cooperative reference user
- * play the same environments on the same rollout ids (the paired user effect); the child's realism indicators must be
- * within their bounds, a reference play with the hint must satisfy it, and it must be harder than its parent.
- */
-async function admitUser(ctx: ChildContext, candidate: UserProfile, parent: UserProfile, env: EnvironmentSpec, agent: AgentConfig, base: Omit<ChildOutcome, 'id' | 'accepted'>): Promise<Candidate> {
-  const refuse = (id: string, reason: string, detail: string, extra: Partial<Extract<Candidate, { kind: 'user' }>> & { cells?: CellPlays[] } = {}): Candidate => ({ kind: 'user', envId: env.id, outcome: { ...base, id, accepted: false, reason, detail }, ...extra });
-  const parsed = userProfileSchema.safeParse(candidate);
-  if (!parsed.success) return refuse(`${parent.id}~${base.operator}`, 'invalid_spec', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  const user = parsed.data;
-  if (ctx.archive.users.has(user.id)) return refuse(user.id, 'duplicate', `id ${user.id} already in the archive`);
-  const problems = realismProblems(user);
-  if (problems.length > 0) return refuse(user.id, 'realism_bounds', problems.join('; '));
-
-  const envs = userEffectEnvironments(ctx, env);
-  const reference = cooperativeReferenceUser();
-  const playsOf = (u: UserProfile): MeasurementPlay[] => envs.flatMap((e) => Array.from({ length: childRules.userEffectPlays }, (_, t) => ({ rolloutId: `g${ctx.generation}-ueff-${user.id}-${e.id}-t${t}`, env: e, user: u, agent, trial: t })));
-  const [childRecords, parentRecords, referenceRecords, referencePlay] = await Promise.all([
-    playMeasurements(ctx, playsOf(user), 'user-effect'),
-    playMeasurements(ctx, playsOf(parent), 'user-effect'),
-    playMeasurements(ctx, playsOf(reference), 'user-effect'),
-    playMeasurements(ctx, [{ rolloutId: `g${ctx.generation}-realism-${user.id}`, env, user, agent: referenceAgent(), trial: 0, hint: true }], 'realism'),
-  ]);
-  const diffs = (a: RolloutRecord[], b: RolloutRecord[]): number[] => a.flatMap((r, i) => (outcomeOf(r) === null || outcomeOf(b[i]!) === null ? [] : [(r.success ? 1 : 0) - (b[i]!.success ? 1 : 0)]));
-  const vsParent = meanWithInterval(diffs(parentRecords, childRecords));
-  const vsReference = meanWithInterval(diffs(referenceRecords, childRecords));
-  const effect: UserEffectEntry = { userId: user.id, parentId: parent.id, generation: ctx.generation, environments: envs.length, plays: vsParent.n, vsParent: { mean: vsParent.mean, ci: vsParent.ci }, vsReference: { mean: vsReference.mean, ci: vsReference.ci }, admitted: false };
-  const indicators = realismIndicators(childRecords, referencePlay[0]!.success);
-  const violations = realismViolations(indicators);
-  const realism = { userId: user.id, indicators, violations };
-  // The child's and the parent's plays teach the fit the user move's effect whatever the verdict.
-  const cellsOf = (records: RolloutRecord[], userId: string, skipEnv?: string): CellPlays[] =>
-    envs.filter((e) => e.id !== skipEnv).map((e) => ({ envId: e.id, userId, ...countOutcomes(records.filter((r) => r.envId === e.id).map(outcomeOf)) }));
-  const measured = (admitted: boolean): CellPlays[] => [...cellsOf(childRecords, user.id, admitted ? env.id : undefined), ...cellsOf(parentRecords, parent.id)];
-  if (violations.length > 0) return refuse(user.id, 'realism_unsatisfiable', violations.join('; '), { effect, realism, user, cells: measured(false) });
-  if (vsParent.mean <= 0) return refuse(user.id, 'not_harder', `on ${vsParent.n} paired plays the child succeeded as often as its parent or more (effect ${vsParent.mean.toFixed(2)})`, { effect, realism, user, cells: measured(false) });
-  const onParentEnv = childRecords.filter((r) => r.envId === env.id).map(outcomeOf);
-  const screen = countOutcomes(onParentEnv);
-  const outcome = screened(ctx, { ...base, id: user.id, accepted: true }, screen, base.predicted);
-  return { kind: 'user', envId: env.id, user, outcome, screen, effect, realism, cells: measured(outcome.accepted) };
-}
-
-/** The parent pair's environment and the next active environments of other families, in id order. */
-function userEffectEnvironments(ctx: ChildContext, env: EnvironmentSpec): EnvironmentSpec[] {
-  const out = [env];
-  const families = new Set([env.family]);
-  for (const p of ctx.archive.activePairs().sort((a, b) => a.envId.localeCompare(b.envId))) {
-    if (out.length >= childRules.userEffectEnvironments) break;
-    const e = ctx.archive.envs.get(p.envId);
-    if (e && !families.has(e.family)) {
-      families.add(e.family);
-      out.push(e);
-    }
+/** A user child's verdict after its look, as a candidate of this generation (an admitted one is screened too). */
+function userCandidate(ctx: ChildContext, v: UserVerdict): Candidate {
+  const base = { kind: 'user' as const, id: v.user.id, parent: v.parentId, operator: v.operator, predicted: v.predicted };
+  const common = { kind: 'user' as const, envId: v.envId, user: v.user, ...(v.effect ? { effect: v.effect } : {}), ...(v.realism ? { realism: v.realism } : {}) };
+  if (v.status !== 'admitted') {
+    return { ...common, ...(v.entry ? { pending: v.entry } : {}), outcome: { ...base, accepted: false, reason: v.reason ?? 'probation', ...(v.detail ? { detail: v.detail } : {}) }, cells: v.cells };
   }
-  return out;
+  const screen = v.onParentEnv ?? { successes: 0, trials: 0 };
+  const outcome = screened(ctx, { ...base, accepted: true }, screen, v.predicted);
+  // An admitted pair's own plays become its evidence (addOutcomes), so they are not also added as cells.
+  const cells = outcome.accepted ? v.cells.filter((c) => !(c.userId === v.user.id && c.envId === v.envId)) : v.cells;
+  return { ...common, outcome, screen, cells };
 }
 
-/** The cooperative reference user of the user effect: answers everything at once, precisely, patiently. */
-export function cooperativeReferenceUser(): UserProfile {
-  return userProfileSchema.parse({
-    apiVersion: 'coevolve/v1', kind: 'User', id: 'cooperative-reference',
-    persona: { name: 'Reference', background: 'Knows the task and tells everything.', expertise: 'intermediate', style: 'plain' },
-    behavior: { cooperativeness: 1, patience: 40, disclosure: 'upfront', ambiguity: 0, errorReaction: 'calm', nonCollaborative: [], verbosity: 0.5 },
-  });
-}
-
-/** The strongest agent we can field without a model: asks everything, explores, verifies, persists. */
-export function referenceAgent(): AgentConfig {
-  return agentConfigSchema.parse({
-    apiVersion: 'coevolve/v1',
-    kind: 'Agent',
-    id: 'reference',
-    genes: { askFirst: 1, questionBudget: 5, explore: 1, verify: 1, idiom: 'shell', persistence: 3 },
-  });
-}
+export { cooperativeReferenceUser, referenceAgent } from './userAdmission.js';

@@ -186,6 +186,11 @@ export const userEffectEntrySchema = z
     vsParent: z.object({ mean: z.number(), ci: interval }).describe('Parent success minus child success on the same plays (> 0: the child is harder).'),
     vsReference: z.object({ mean: z.number(), ci: interval }).describe('Cooperative reference success minus child success on the same plays.'),
     admitted: z.boolean().describe('Whether the child entered the archive.'),
+    decision: z.enum(['admitted', 'refused', 'probation']).optional().describe('The admission test\'s state after this generation\'s look (absent in runs before user probation).'),
+    looks: count.optional().describe('Looks (generations) the child has played so far; plays and vsParent pool over them.'),
+    pValue: z.number().min(0).max(1).optional().describe('One-sided exact sign test p-value of the pooled discordant plays.'),
+    wins: count.optional().describe('Paired plays where only the parent succeeded.'),
+    losses: count.optional().describe('Paired plays where only the child succeeded.'),
   })
   .describe('A user child\'s difficulty effect as a paired comparison.');
 

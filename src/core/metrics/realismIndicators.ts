@@ -11,31 +11,46 @@ export const realismIndicatorBounds: RealismBounds = {
 
 const walkAway = new Set(['gave_up', 'out_of_patience', 'out_of_scope']);
 
-/** The indicators of one user over its plays (no-hint or not, errors excluded) plus the reference verdict. */
-export function realismIndicators(records: RolloutRecord[], referenceSatisfied: boolean): RealismIndicators {
-  const played = records.filter((r) => r.status !== 'error');
-  let replies = 0, disclosing = 0, chars = 0, messages = 0, turns = 0, walked = 0;
-  for (const r of played) {
+/** The sums the indicators are made of, so a user's plays over several looks pool (errors excluded). */
+export interface RealismTally { plays: number; replies: number; disclosing: number; chars: number; messages: number; turns: number; walked: number }
+
+export const emptyTally = (): RealismTally => ({ plays: 0, replies: 0, disclosing: 0, chars: 0, messages: 0, turns: 0, walked: 0 });
+
+/** Adds the plays' sums to `into` (a new tally when absent) and returns it. */
+export function tallyRealism(records: RolloutRecord[], into: RealismTally = emptyTally()): RealismTally {
+  for (const r of records) {
+    if (r.status === 'error') continue;
+    into.plays++;
     for (const s of r.steps) {
       if (s.source !== 'user') continue;
-      messages++;
-      chars += s.message.length;
+      into.messages++;
+      into.chars += s.message.length;
       if (s.extra?.replyTo) {
-        replies++;
-        if ((s.extra.disclosedFacts?.length ?? 0) > 0) disclosing++;
+        into.replies++;
+        if ((s.extra.disclosedFacts?.length ?? 0) > 0) into.disclosing++;
       }
     }
-    turns += r.steps.filter((s) => s.source === 'agent').length;
-    if (r.userRating && walkAway.has(r.userRating.stopReason)) walked++;
+    into.turns += r.steps.filter((s) => s.source === 'agent').length;
+    if (r.userRating && walkAway.has(r.userRating.stopReason)) into.walked++;
   }
-  const n = Math.max(1, played.length);
+  return into;
+}
+
+/** The indicators of a tally plus the reference verdict. */
+export function indicatorsOf(t: RealismTally, referenceSatisfied: boolean): RealismIndicators {
+  const n = Math.max(1, t.plays);
   return {
     referenceSatisfied,
-    disclosureRate: replies ? disclosing / replies : null,
-    meanMessageChars: messages ? chars / messages : 0,
-    meanAgentTurns: turns / n,
-    walkAwayShare: walked / n,
+    disclosureRate: t.replies ? t.disclosing / t.replies : null,
+    meanMessageChars: t.messages ? t.chars / t.messages : 0,
+    meanAgentTurns: t.turns / n,
+    walkAwayShare: t.walked / n,
   };
+}
+
+/** The indicators of one user over its plays (no-hint or not, errors excluded) plus the reference verdict. */
+export function realismIndicators(records: RolloutRecord[], referenceSatisfied: boolean): RealismIndicators {
+  return indicatorsOf(tallyRealism(records), referenceSatisfied);
 }
 
 /** What puts a user outside the bounds; empty when it is within every bound and the reference play satisfied it. */

@@ -67,7 +67,11 @@ describe('controller (in process, process backend)', function () {
     for (const m of reference.metrics) {
       assert.equal(m.rollouts, 3 * 3);
       assert.ok(m.successRate >= 0 && m.successRate <= 1);
-      assert.equal(m.frontierYield.proposed, 2);
+      // Every planned child is decided this generation or, a user child, put on probation (decided in a later look).
+      const effects = m.userEffect.users;
+      const newOnProbation = effects.filter((u) => u.decision === 'probation' && u.looks === 1).length;
+      const decidedFromEarlier = effects.filter((u) => u.decision !== 'probation' && (u.looks ?? 1) > 1).length;
+      assert.equal(m.frontierYield.proposed + newOnProbation - decidedFromEarlier, 2);
     }
   });
 
