@@ -20,7 +20,7 @@ import { realismProblems } from './realism.js';
  */
 
 /** Where a look's paired plays go: the parent pair's environment gets half, two others a quarter each. */
-export const probationRules = { parentEnvPlays: 8, otherEnvPlays: 4, otherEnvironments: 2, maxOnProbation: 3, newPerGeneration: 1 } as const;
+export const probationRules = { parentEnvPlays: 8, otherEnvPlays: 4, otherEnvironments: 2, maxOnProbation: 3, newPerGeneration: 1, referencePlays: 3 } as const;
 
 /** A user child whose admission is not decided yet (kept in the ledger across generations and resumes). */
 export interface ProbationEntry {
@@ -59,7 +59,7 @@ export interface UserVerdict {
   onParentEnv?: { successes: number; trials: number };
   /** This look's plays by cell (child and parent on every environment), for the fit. */
   cells: { envId: string; userId: string; successes: number; trials: number }[];
-  /** A new child still undecided: the controller puts it on probation (in plan order, so ledger order is fixed). */
+  /** A child still undecided: the controller keeps it on probation (a new one joins in plan order, so ledger order is fixed). */
   entry?: ProbationEntry;
 }
 
@@ -85,8 +85,7 @@ export async function startProbation(
     user, parentId: parent.id, envId: env.id, envIds: userEffectEnvironments(ctx, model, env, parent).map((e) => e.id), operator: base.operator, predicted: base.predicted,
     proposedAt: ctx.generation, looks: 0, wins: 0, losses: 0, paired: 0, vsReference: { n: 0, mean: 0, ci: [0, 0] }, referenceSatisfied: false, realism: tallyRealism([]),
   };
-  const verdict = await look(ctx, entry, agent);
-  return verdict.status === 'probation' ? { ...verdict, entry } : verdict;
+  return look(ctx, entry, agent);
 }
 
 /** The next look of every child already on probation (in ledger order), before new children are planned. */
@@ -104,12 +103,12 @@ async function look(ctx: GenerationContext, entry: ProbationEntry, agent: AgentC
   const first = entry.looks === 0;
   const playsOf = (u: UserProfile): MeasurementPlay[] => envs.flatMap((e) => Array.from({ length: e.id === entry.envId ? probationRules.parentEnvPlays : probationRules.otherEnvPlays }, (_, t) => ({ rolloutId: `g${ctx.generation}-ueff-${entry.user.id}-${e.id}-t${t}`, env: e, user: u, agent, trial: t })));
   const parentEnv = ctx.archive.envs.get(entry.envId)!;
-  const [childRecords, parentRecords, referenceRecords, referencePlay] = await Promise.all([
+  const [childRecords, parentRecords, referenceRecords, referencePlays] = await Promise.all([
     playMeasurements(ctx, playsOf(entry.user), 'user-effect'),
     playMeasurements(ctx, playsOf(parent), 'user-effect'),
     // The cooperative reference (on the parent pair's environment) and the satisfiability play: the first look only.
     first ? playMeasurements(ctx, playsOf(cooperativeReferenceUser()).filter((p) => p.env.id === entry.envId), 'user-effect') : Promise.resolve([]),
-    first ? playMeasurements(ctx, [{ rolloutId: `g${ctx.generation}-realism-${entry.user.id}`, env: parentEnv, user: entry.user, agent: referenceAgent(), trial: 0, hint: true }], 'realism') : Promise.resolve([]),
+    first ? playMeasurements(ctx, Array.from({ length: probationRules.referencePlays }, (_, t) => ({ rolloutId: `g${ctx.generation}-realism-${entry.user.id}-t${t}`, env: parentEnv, user: entry.user, agent: referenceAgent(), trial: t, hint: true })), 'realism') : Promise.resolve([]),
   ]);
   entry.looks++;
   for (let i = 0; i < childRecords.length; i++) {
@@ -121,7 +120,9 @@ async function look(ctx: GenerationContext, entry: ProbationEntry, agent: AgentC
   }
   if (first) {
     entry.vsReference = meanWithInterval(diffs(referenceRecords, childRecords.filter((r) => r.envId === entry.envId)));
-    entry.referenceSatisfied = referencePlay[0]?.success ?? false;
+    // Satisfiable = some play of the strongest agent with the hint meets the user's goal (one play alone was noise:
+    // a reference agent's slip refused a user nobody had shown unsatisfiable).
+    entry.referenceSatisfied = referencePlays.some((r) => r.success);
   }
   tallyRealism(childRecords, entry.realism);
 
@@ -138,7 +139,7 @@ async function look(ctx: GenerationContext, entry: ProbationEntry, agent: AgentC
   const cells = [...cellsOf(childRecords, envs, entry.user.id), ...cellsOf(parentRecords, envs, parent.id)];
   if (status !== 'probation') ctx.archive.ledger.userProbation = (ctx.archive.ledger.userProbation ?? []).filter((p) => p !== entry);
   const evidence = `${entry.wins} plays only the parent succeeded, ${entry.losses} only the child, of ${entry.paired} paired plays over ${entry.looks} look(s); one-sided sign test p = ${decision.pValue.toPrecision(2)}`;
-  const verdict: UserVerdict = { status, user: entry.user, parentId: entry.parentId, envId: entry.envId, operator: entry.operator, predicted: entry.predicted, effect, realism: { userId: entry.user.id, indicators, violations }, onParentEnv, cells };
+  const verdict: UserVerdict = { status, user: entry.user, parentId: entry.parentId, envId: entry.envId, operator: entry.operator, predicted: entry.predicted, effect, realism: { userId: entry.user.id, indicators, violations }, onParentEnv, cells, ...(status === 'probation' ? { entry } : {}) };
   if (violations.length > 0) return { ...verdict, reason: 'realism_unsatisfiable', detail: violations.join('; ') };
   if (decision.verdict === 'refuse') return { ...verdict, reason: 'not_harder', detail: `${decision.why === 'no_effect' ? 'no more harder than easier plays' : 'not significant by its last look'}: ${evidence}` };
   return { ...verdict, detail: evidence };
