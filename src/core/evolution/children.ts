@@ -94,7 +94,9 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
   const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
   const limit = pLimit(Math.max(1, Math.ceil(ctx.config.concurrency / 2)));
   const fresh = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, model, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
+  // Children from earlier generations' probation come first; they have no plan this generation.
   const candidates = [...probation.map((v) => userCandidate(ctx, v)), ...fresh];
+  const planOf = (i: number): ChildPlan | undefined => (i < probation.length ? undefined : plans[i - probation.length]);
 
   const out: PopulationOutcome = { outcomes: [], fresh: [], userEffects: [], realism: [] };
   for (const [i, c] of candidates.entries()) {
@@ -103,7 +105,9 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
       if (c.effect) out.userEffects.push({ ...c.effect, admitted: c.outcome.accepted, decision });
       if (c.realism) out.realism.push(c.realism);
     }
-    if (c.kind !== 'pair') recordMade(ctx.archive.ledger, plans[i]!, c.outcome);
+    const plan = planOf(i);
+    if (plan && c.kind !== 'pair') recordMade(ctx.archive.ledger, plan, c.outcome);
+    else if (c.kind === 'user') (ctx.archive.ledger.made ??= {})[moveKey('user', c.outcome.parent, c.outcome.operator)] = { id: c.outcome.id, verdict: c.outcome.accepted ? 'admitted' : (c.outcome.reason ?? 'refused') };
     keepMeasurements(ctx, c, agent.id);
     if (c.kind === 'user' && c.pending) {
       // Undecided: no outcome this generation; a new child joins the probation list in plan order.
