@@ -87,11 +87,19 @@ function table(columns: Column[], rows: RunReport['generations']): string[] {
 
 type Gen = RunReport['generations'][number];
 
+/** Measured difficulty, beside the design difficulty in the first table (metrics version 2 only). */
+const measuredColumn: Column = { head: 'measured', right: true, cell: (g: Gen) => (g.measuredDifficulty ? `${num(g.measuredDifficulty.archive.mean)} ± ${num(g.measuredDifficulty.archive.se)}` : '—') };
+
+/** A success with its 95 % interval, compact so the frontier table fits a terminal: "46% [28–65]". */
+function scoreCell(s: { success: number; ci: [number, number] }): string {
+  const whole = (x: number): string => (x * 100).toFixed(0);
+  return `${pct(s.success)} [${whole(s.ci[0])}–${whole(s.ci[1])}]`;
+}
+
 /** Metrics-version-2 columns; left out for runs that did not record them (a note says so). */
 const frontierColumns: Column[] = [
   { head: 'archive in band', right: true, cell: (g: Gen) => (g.archiveBand ? `${pct(g.archiveBand.inBandShare)} of ${g.archiveBand.activePairs}` : '—') },
-  { head: 'measured', right: true, cell: (g: Gen) => (g.measuredDifficulty ? `${num(g.measuredDifficulty.archive.mean)} ± ${num(g.measuredDifficulty.archive.se)}` : '—') },
-  { head: 'held-out', right: true, cell: (g: Gen) => (g.heldOut?.test ? `${pct(g.heldOut.test.score.success)} [${pct(g.heldOut.test.score.ci[0])}, ${pct(g.heldOut.test.score.ci[1])}]` : '—') },
+  { head: 'held-out', right: true, cell: (g: Gen) => (g.heldOut?.test ? scoreCell(g.heldOut.test.score) : '—') },
   { head: 'agent race', right: false, cell: (g: Gen) => raceCell(g) },
   { head: 'user effect', right: true, cell: (g: Gen) => (g.userEffect?.meanVsParent ? `${num(g.userEffect.meanVsParent.mean)} (${g.userEffect.meanVsParent.n})` : '—') },
   { head: 'yield', right: true, cell: (g: Gen) => (g.frontierYield.measured !== undefined ? `${g.frontierYield.inBand}/${g.frontierYield.measured}` : '—') },
@@ -102,8 +110,7 @@ function raceCell(g: Gen): string {
   const p = g.heldOut?.promotion;
   if (!p || p.decision === 'none') return '—';
   const lead = p.races?.find((r) => r.candidateId === p.candidate?.agentId);
-  const score = (s: { success: number; ci: [number, number] }): string => `${pct(s.success)} [${pct(s.ci[0])}, ${pct(s.ci[1])}]`;
-  const scores = lead ? `${score(lead.candidate)} vs ${score(lead.incumbent)} · ` : '';
+  const scores = lead ? `${scoreCell(lead.candidate)} vs ${scoreCell(lead.incumbent)} · ` : '';
   return `${scores}${p.wins}-${p.losses} ${p.decision}`;
 }
 
@@ -133,6 +140,7 @@ export function formatReportMarkdown(r: RunReport): string {
     { head: 'reward', right: true, cell: (g) => num(g.meanReward) },
     { head: 'regret', right: true, cell: (g) => num(g.regret) },
     { head: 'difficulty', right: true, cell: (g) => num(g.meanDifficulty, 1) },
+    ...(r.notRecorded.length ? [] : [measuredColumn]),
     { head: 'in band', right: true, cell: (g) => pct(g.inBandShare) },
     { head: 'evolved users', right: true, cell: (g) => pct(g.users.evolvedShare ?? 0) },
     { head: 'agent', right: false, cell: (g) => `${g.agent.id}${g.agent.changed ? ' ↑' : ''}` },
@@ -145,7 +153,7 @@ export function formatReportMarkdown(r: RunReport): string {
   const notes = [
     `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
     `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
-    r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval]; agent race = the leading candidate vs the incumbent on the promotion set over its race [95 % intervals], discordant wins-losses, decision; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured.',
+    r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval, in %]; agent race = the leading candidate vs the incumbent on the promotion set over its race [95 % intervals], discordant wins-losses, decision; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured.',
     r.notRecorded.length ? `not recorded by this run (written before metrics version 2): ${r.notRecorded.join(', ')}.` : '',
     spent ? '' : 'no model calls: 0 tokens, $0.',
   ].filter(Boolean);
