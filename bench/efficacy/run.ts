@@ -6,18 +6,22 @@
 //     the same children, and the demo promotes no agent after its last generation);
 //   - `coevolve eval` plays n = 20 fresh rollouts per pair (ids checked disjoint from the run's); a pair is in band when
 //     its point estimate is in [0.4, 0.6]; the archive may not be smaller than the version-1 demo's for that seed;
-//   - agent gain = frozen test-set success after generation 9 minus after generation 0 (the test set decides nothing);
-//   - "rising" difficulty: a generation's mean measured archive difficulty above the previous one's by more than its se;
+//   - agent gain = frozen test-set success after the last generation minus the run's starting agent's on the same
+//     plays (heldOut.test.initial; a promotion in generation 0 is part of it; the test set decides nothing);
+//   - "rising" difficulty: a generation's mean measured archive difficulty above the previous one's by more than its se,
+//     counted over generations 0-4 (the demo's) and over the whole run, beside the agent's measured ability;
 //   - user effect = parent minus child success of every evolved user of the final archive, same fresh ids (eval).
 //   node --import=tsx bench/efficacy/run.ts [--seeds 1,2] [--generations 10] [--jobs 2] [--keep DIR]
 // --jobs N plays N seeds at once (each seed's run and evals stay in order; a run is the same at any concurrency), and
-// with --keep an interrupted bench picks up the runs it finished.
-import { spawn } from 'node:child_process';
+// with --keep an interrupted bench picks up the runs and evals it finished (each seed's folder records the commit
+// and load its run was made with).
+import { execFileSync, spawn } from 'node:child_process';
 import pLimit from 'p-limit';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { EvalResult, GenerationMetrics } from '../../src/core/metrics/metricsSchema.js';
+import { agentGain, risingSteps } from '../../src/core/metrics/agentGain.js';
 import { meanWithInterval } from '../../src/core/metrics/summaries.js';
 
 const arg = (name: string): string | undefined => {
@@ -34,6 +38,16 @@ const cli = resolve(process.env.COEVOLVE_BENCH_CLI ?? 'dist/cli.js');
 const config = resolve('environments/demo.run.yaml');
 const keep = arg('--keep');
 const work = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'coevolve-efficacy-'));
+/** The commit the CLI was built from (the worktree's HEAD, `+dirty` with uncommitted changes); `?` outside git. */
+const commit = ((): string => {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
+    return process.env.COEVOLVE_BENCH_CLI ? `${head}? (COEVOLVE_BENCH_CLI=${process.env.COEVOLVE_BENCH_CLI})` : `${head}${dirty ? '+dirty' : ''}`;
+  } catch {
+    return '?';
+  }
+})();
 
 /** CPU seconds (user + system) of a CLI call and everything it waited for (its bwrap sandboxes), from bash's `times`. */
 interface CpuTime { user: number; system: number }
@@ -82,10 +96,17 @@ interface SeedFigures {
   loopInBand: number;
   difficulty: { mean: number; se: number }[];
   risingSteps: number;
+  /** Rising steps over every generation of the run, and the steps counted. */
+  risingRun: { rising: number; steps: number };
+  /** Measured ability of the agent that played generation 0 and the last generation (logit scale). */
+  ability: [number, number];
   heldOut: number[];
+  initial: number;
+  final: number;
   gain: number;
   promotions: number;
   worsePromotions: number;
+  unmeasuredPromotions: number;
   userEffects: number[];
   realismOutside: number;
   inBandFinal: number;
@@ -93,27 +114,40 @@ interface SeedFigures {
   runCpuSec: number | null;
   runWallSec: number | null;
   loadAtRun: number;
+  /** The commit and load the run was made with (written beside it when made; null for runs from before). */
+  madeWith: { commit: string; load: number; at: string } | null;
 }
 
 async function seedFigures(seed: number): Promise<SeedFigures> {
   const out = join(work, `seed-${seed}`);
   const existing = existsSync(out) ? readdirSync(out).find((d) => d.startsWith('demo-')) : undefined;
   const loadAtRun = loadavg()[0]!;
+  const madeWithPath = join(out, 'made-with.json');
+  if (!existing) {
+    mkdirSync(out, { recursive: true });
+    writeFileSync(madeWithPath, JSON.stringify({ commit, load: loadAtRun, at: new Date().toISOString() }));
+  }
   const made = existing ? null : await runTimed(['run', config, '--backend', 'bwrap', '--seed', String(seed), '--generations', String(generations), '--out', out]);
   const runDir = join(out, readdirSync(out).find((d) => d.startsWith('demo-'))!);
   // A kept run an earlier bench left unfinished is resumed (a no-op when it completed).
   if (existing) await run(['resume', runDir, '--backend', 'bwrap']);
   const report = JSON.parse(await run(['report', runDir, '--json'])) as { generations: GenerationMetrics[] };
   const gens = report.generations;
-  const evalAt = async (extra: string[]): Promise<EvalResult> => JSON.parse(await run(['eval', runDir, '--backend', 'bwrap', '--n', '20', '--json', '--out', join(out, 'evals'), ...extra])) as EvalResult;
-  const short = await evalAt(['--generation', String(shortAt), '--agent', String(shortAt)]);
+  // Each eval's JSON is kept beside the run, so a bench started again with --keep does not play it again.
+  const evalAt = async (label: string, extra: string[]): Promise<EvalResult> => {
+    const cached = join(out, `eval-${label}.json`);
+    if (existsSync(cached)) return JSON.parse(readFileSync(cached, 'utf8')) as EvalResult;
+    const text = await run(['eval', runDir, '--backend', 'bwrap', '--n', '20', '--json', '--out', join(out, 'evals'), ...extra]);
+    writeFileSync(cached, text);
+    return JSON.parse(text) as EvalResult;
+  };
+  const short = await evalAt(`g${shortAt}`, ['--generation', String(shortAt), '--agent', String(shortAt)]);
   // With 5 generations the final archive is the generation-4 one: the same pairs and agent, so not played twice.
-  const final = gens.length - 1 === shortAt ? short : await evalAt(['--no-user-effect']);
-  const difficulty = gens.slice(0, shortAt + 1).map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
-  const risingSteps = difficulty.slice(1).filter((d, i) => d.mean - difficulty[i]!.mean > d.se).length;
+  const final = gens.length - 1 === shortAt ? short : await evalAt('final', ['--no-user-effect']);
+  const series = gens.map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
+  const difficulty = series.slice(0, shortAt + 1);
   const heldOut = gens.map((g) => g.heldOut.test?.score.success ?? Number.NaN);
-  const promotions = gens.filter((g) => g.heldOut.promotion?.decision === 'promoted');
-  const worse = gens.filter((g) => g.agent.changed && g.heldOut.test?.vsPrevious?.worse).length;
+  const gain = agentGain(gens);
   const users = short.userEffect?.users ?? [];
   return {
     seed,
@@ -123,22 +157,40 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     meanAbs: short.summary.meanAbsDistance,
     loopInBand: gens[shortAt]!.archiveBand.inBandShare,
     difficulty,
-    risingSteps,
+    risingSteps: risingSteps(difficulty).rising,
+    risingRun: risingSteps(series),
+    ability: [gens[0]!.measuredDifficulty.agent.ability, gens[gens.length - 1]!.measuredDifficulty.agent.ability],
     heldOut,
-    gain: heldOut[heldOut.length - 1]! - heldOut[0]!,
-    promotions: promotions.length,
-    worsePromotions: worse,
+    initial: gain?.initial ?? Number.NaN,
+    final: gain?.final ?? Number.NaN,
+    gain: gain?.gain ?? Number.NaN,
+    promotions: gain?.promotions ?? 0,
+    worsePromotions: gain?.worse ?? 0,
+    unmeasuredPromotions: gain?.unmeasured ?? 0,
     userEffects: users.map((u) => u.vsParent.mean),
     realismOutside: users.filter((u) => u.realismViolations.length > 0).length,
     inBandFinal: final.summary.inBandShare,
     runCpuSec: made?.cpu ? made.cpu.user + made.cpu.system : null,
     runWallSec: made?.wallSec ?? null,
     loadAtRun,
+    madeWith: existsSync(madeWithPath) ? (JSON.parse(readFileSync(madeWithPath, 'utf8')) as SeedFigures['madeWith']) : null,
   };
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
 const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '—');
+const signed = (x: number, digits: number): string => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(digits)}` : '—');
+
+/** The agent's table: gain on the frozen test set, promotions, and the archive's measured difficulty over the run. */
+function printAgentTable(rows: SeedFigures[]): void {
+  console.log('');
+  console.log('| seed | made with (load) | test set: initial → final (gain) | held-out each generation | promotions (sig. worse, unmeasured) | agent ability gen 0 → last | archive difficulty rising, whole run |');
+  console.log('|---:|---|---|---|---:|---|---:|');
+  for (const r of rows) {
+    const made = r.madeWith ? `${r.madeWith.commit} (${r.madeWith.load.toFixed(1)})` : '?';
+    console.log(`| ${r.seed} | ${made} | ${pct(r.initial)} → ${pct(r.final)} (${signed(r.gain * 100, 1)} pts) | ${r.heldOut.map(pct).join(' ')} | ${r.promotions} (${r.worsePromotions}, ${r.unmeasuredPromotions}) | ${f2(r.ability[0])} → ${f2(r.ability[1])} | ${r.risingRun.rising}/${r.risingRun.steps} |`);
+  }
+}
 
 async function main(): Promise<void> {
   const limit = pLimit(jobs);
@@ -154,18 +206,19 @@ async function main(): Promise<void> {
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   console.log(`# bench:efficacy — demo config, seeds ${seeds.join(', ')}, ${generations} generations, ${jobs} at once, eval n = 20 fresh plays per pair (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
   console.log('');
-  console.log('| seed | archive (v1) | in band by eval, gen 4 | mean abs(p - 0.5) | loop\'s own, gen 4 | measured difficulty gen 0 → 4 (rising steps) | held-out gen 0 → final | promotions (sig. worse) | evolved users: mean effect (n, outside realism) | in band by eval, final |');
+  console.log('| seed | archive (v1) | in band by eval, gen 4 | mean abs(p - 0.5) | loop\'s own, gen 4 | measured difficulty gen 0 → 4 (rising steps) | held-out initial → final | promotions (sig. worse) | evolved users: mean effect (n, outside realism) | in band by eval, final |');
   console.log('|---:|---:|---:|---:|---:|---|---|---:|---|---:|');
   for (const r of rows) {
     const d = r.difficulty;
-    console.log(`| ${r.seed} | ${r.archive} (${r.v1Archive})${r.archive < r.v1Archive ? ' SHRANK' : ''} | ${pct(r.inBand)} | ${f2(r.meanAbs)} | ${pct(r.loopInBand)} | ${d.map((x) => f2(x.mean)).join(' → ')} (${r.risingSteps}/${d.length - 1}) | ${pct(r.heldOut[0]!)} → ${pct(r.heldOut[r.heldOut.length - 1]!)} (${r.gain >= 0 ? '+' : ''}${(r.gain * 100).toFixed(0)} pts) | ${r.promotions} (${r.worsePromotions}) | ${r.userEffects.length ? f2(mean(r.userEffects)) : '—'} (${r.userEffects.length}, ${r.realismOutside}) | ${pct(r.inBandFinal)} |`);
+    console.log(`| ${r.seed} | ${r.archive} (${r.v1Archive})${r.archive < r.v1Archive ? ' SHRANK' : ''} | ${pct(r.inBand)} | ${f2(r.meanAbs)} | ${pct(r.loopInBand)} | ${d.map((x) => f2(x.mean)).join(' → ')} (${r.risingSteps}/${d.length - 1}) | ${pct(r.initial)} → ${pct(r.final)} (${signed(r.gain * 100, 0)} pts) | ${r.promotions} (${r.worsePromotions}) | ${r.userEffects.length ? f2(mean(r.userEffects)) : '—'} (${r.userEffects.length}, ${r.realismOutside}) | ${pct(r.inBandFinal)} |`);
   }
+  printAgentTable(rows);
   const allEffects = rows.flatMap((r) => r.userEffects);
   const effect = allEffects.length ? meanWithInterval(allEffects) : null;
   console.log('');
   console.log(`means: in band by eval ${pct(mean(rows.map((r) => r.inBand)))} (target >= 60 %, version 1: 30 %) · mean abs(p - 0.5) ${f2(mean(rows.map((r) => r.meanAbs)))} (version 1: 0.27) · archive ${mean(rows.map((r) => r.archive)).toFixed(1)} (version 1: ${mean(rows.map((r) => r.v1Archive)).toFixed(1)})`);
-  console.log(`held-out agent success: final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)}`);
-  console.log(`measured difficulty rising (gen mean above the previous by more than its se): ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps`);
+  console.log(`held-out agent success: initial ${pct(mean(rows.map((r) => r.initial)))}, final ${pct(mean(rows.map((r) => r.final)))}, final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)} (without a paired comparison: ${rows.reduce((s, r) => s + r.unmeasuredPromotions, 0)})`);
+  console.log(`measured difficulty rising (gen mean above the previous by more than its se): gens 0-${shortAt} ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps; whole run ${rows.reduce((s, r) => s + r.risingRun.rising, 0)} of ${rows.reduce((s, r) => s + r.risingRun.steps, 0)} steps; agent ability ${f2(mean(rows.map((r) => r.ability[0])))} → ${f2(mean(rows.map((r) => r.ability[1])))} (seed mean, logit scale)`);
   console.log(effect ? `evolved users vs parent (parent - child success, fresh ids): ${effect.mean.toFixed(3)} [${effect.ci[0].toFixed(3)}, ${effect.ci[1].toFixed(3)}] over ${effect.n} users; outside realism bounds: ${rows.reduce((s, r) => s + r.realismOutside, 0)}` : 'evolved users: none in the final archives');
   const cpu = rows.filter((r) => r.runCpuSec !== null);
   console.log(cpu.length ? `run cost (CLI + its bwrap sandboxes, ${generations} generations): ${cpu.map((r) => `seed ${r.seed} ${r.runCpuSec!.toFixed(0)} s CPU, ${r.runWallSec!.toFixed(0)} s wall at load ${r.loadAtRun.toFixed(1)}`).join('; ')} (the demo's budget: 2 min on 2 cores)` : 'run cost: every run was made by an earlier bench (--keep), not timed');
