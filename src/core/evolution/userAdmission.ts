@@ -161,16 +161,19 @@ function cellsOf(records: RolloutRecord[], envs: EnvironmentSpec[], userId: stri
 }
 
 /**
- * The parent pair's environment, then active environments of other families (frozen held-out ones never), those whose
- * predicted success with the parent user is nearest 0.5 first: a user move can only cost a play the parent would win,
- * and a pair that always fails or always succeeds tells the least.
+ * The parent pair's environment, then active environments of other families (frozen held-out ones never) where the
+ * user matters most: those with facts only the user can give first, then the highest predicted success for the
+ * parent user. A harder user can only cost a play the parent wins, and only where the agent needs the user: a pair
+ * the parent seldom wins, or whose task needs nothing from the user, has few plays to lose (picking environments
+ * nearest 0.5 left the loop's looks at 0.02-0.12 wins per play).
  */
 function userEffectEnvironments(ctx: GenerationContext, model: FrontierModel, env: EnvironmentSpec, parent: UserProfile): EnvironmentSpec[] {
   const sets = ctx.archive.ledger.frozen;
   const frozen = new Set(sets?.source === 'generated' ? [...sets.test, ...sets.promotion].map((p) => p.envId) : []);
+  const needsUser = (e: EnvironmentSpec): number => (e.user.requiredFacts.length > 0 ? 1 : 0);
   const options = ctx.archive.activeEnvs().filter((e) => e.family !== env.family && !frozen.has(e.id))
-    .map((e) => ({ e, d: Math.abs(model.posteriorOf(e.id, parent.id).mean - 0.5) }))
-    .sort((a, b) => a.d - b.d || a.e.id.localeCompare(b.e.id));
+    .map((e) => ({ e, needs: needsUser(e), p: model.posteriorOf(e.id, parent.id).mean }))
+    .sort((a, b) => b.needs - a.needs || b.p - a.p || a.e.id.localeCompare(b.e.id));
   const out = [env];
   const families = new Set([env.family]);
   for (const { e } of options) {
