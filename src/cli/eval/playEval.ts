@@ -5,6 +5,7 @@ import type { Roles } from '../../core/roles/ports.js';
 import { playRollout, type RolloutPlan } from '../../core/rollout/engine.js';
 import { summarizeRollout, type RolloutRecord } from '../../core/rollout/trajectory.js';
 import { cooperativeReferenceUser, referenceAgent } from '../../core/evolution/children.js';
+import { probationRules } from '../../core/evolution/userAdmission.js';
 import { evalPair, evalRolloutId, evalSummary, evalUserEffectId, evalVersion, minEvalPlays, overlappingIds } from '../../core/metrics/evalResult.js';
 import type { EvalResult } from '../../core/metrics/metricsSchema.js';
 import { realismIndicators, realismViolations } from '../../core/metrics/realismIndicators.js';
@@ -41,14 +42,17 @@ export async function playEval(source: EvalSource, writer: RunWriter, backend: S
   const base = { runId: writer.manifest.runId, runSeed: o.seed, generation: 0, hint: false, agent: source.agent };
   const planned: Planned[] = source.pairs.flatMap((p) => Array.from({ length: o.n }, (_, t) => ({ group: p.pairId, stored: true, plan: { ...base, rolloutId: evalRolloutId(o.seed, p.pairId, t), pairId: p.pairId, trial: t, env: p.env, user: p.user } })));
   const evolved = o.userEffect && source.kind === 'run' ? evolvedUsers(source) : [];
-  const perEnv = Math.max(10, Math.round(o.n / 2));
+  // n paired plays per environment (half of n left one user's effect of 0.1 at about one win: too few to tell).
+  const perEnv = o.n;
   for (const { user, parent, envs } of evolved) {
     for (const who of [user, parent]) {
       for (const env of envs) {
         for (let t = 0; t < perEnv; t++) planned.push({ group: `ueff|${user.id}|${who.id}`, stored: false, plan: { ...base, rolloutId: evalUserEffectId(o.seed, user.id, env.id, t), pairId: `ueff-${user.id}`, trial: t, env, user: who } });
       }
     }
-    planned.push({ group: `realism|${user.id}`, stored: false, plan: { ...base, agent: referenceAgent(), hint: true, rolloutId: `eval-s${o.seed}-realism-${user.id}`, pairId: `ueff-${user.id}`, trial: 0, env: envs[0]!, user } });
+    // Satisfiable = one of the reference agent's plays with the hint meets the goal, as in the loop (one play alone
+    // counts the reference agent's slips against the user).
+    for (let t = 0; t < referencePlays; t++) planned.push({ group: `realism|${user.id}`, stored: false, plan: { ...base, agent: referenceAgent(), hint: true, rolloutId: t === 0 ? `eval-s${o.seed}-realism-${user.id}` : `eval-s${o.seed}-realism-${user.id}-t${t}`, pairId: `ueff-${user.id}`, trial: t, env: envs[0]!, user } });
   }
   const overlap = overlappingIds(new Set(planned.map((p) => p.plan.rolloutId)), source.runIds);
   if (overlap.length > 0) throw new UserError(`${overlap.length} eval rollout ids were used by the run (e.g. ${overlap[0]}); choose another --seed`);
@@ -76,8 +80,8 @@ export async function playEval(source: EvalSource, writer: RunWriter, backend: S
     const par = byGroup.get(`ueff|${user.id}|${parent.id}`) ?? [];
     const diffs = child.flatMap((c, i) => (c.status === 'error' || par[i]?.status === 'error' || !par[i] ? [] : [(par[i]!.success ? 1 : 0) - (c.success ? 1 : 0)]));
     const r = meanWithInterval(diffs);
-    const reference = byGroup.get(`realism|${user.id}`)?.[0];
-    return { userId: user.id, parentId: parent.id, plays: r.n, vsParent: { mean: r.mean, ci: r.ci }, realismViolations: realismViolations(realismIndicators(child, reference?.success ?? false)) };
+    const satisfied = (byGroup.get(`realism|${user.id}`) ?? []).some((x) => x.success);
+    return { userId: user.id, parentId: parent.id, plays: r.n, vsParent: { mean: r.mean, ci: r.ci }, realismViolations: realismViolations(realismIndicators(child, satisfied)) };
   });
   const meanEffect = users.length ? meanWithInterval(users.map((u) => u.vsParent.mean)) : null;
   return {
@@ -91,6 +95,8 @@ export async function playEval(source: EvalSource, writer: RunWriter, backend: S
     userEffect: source.kind === 'run' && o.userEffect ? { users, mean: meanEffect } : null,
   };
 }
+
+const referencePlays = probationRules.referencePlays;
 
 /** Users of the final archive with a parent in the run, each with up to two of its pairs' environments. */
 function evolvedUsers(source: EvalSource): { user: UserProfile; parent: UserProfile; envs: EnvironmentSpec[] }[] {
