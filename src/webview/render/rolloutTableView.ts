@@ -85,7 +85,10 @@ export class RolloutTableView extends LitElement {
   /** Human names of environments and users, by id (from the lineage). */
   names = new Map<string, string>();
   private readonly chosenRows = new Map<string, RolloutRow>();
-  private searchTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Whether a search is in flight: a query typed meanwhile is sent when it returns (only the latest one). */
+  private searching = false;
+  /** When the query now in the box was typed (a search is timed from the keystroke, not from when it was sent). */
+  private typedAt = 0;
   /** Bumped by every new query: windows answered for an older one are dropped. */
   private epoch = 0;
   private readonly windows = new Map<number, Promise<void>>();
@@ -183,7 +186,10 @@ export class RolloutTableView extends LitElement {
       await this.painted(() => firstId === undefined || shownOnScreen(this.querySelector(`.rollout-row[data-id="${CSS.escape(firstId)}"]`)));
       window.__coevolveTable = { action, requestMs, domMs, renderedMs: performance.now() - t0, rows: this.querySelectorAll('#rollouts .rollout-row').length, total: table.total, ...(firstId ? { firstId } : {}), query: { filter: this.filter, sort: this.sort } };
       this.releaseVirtual(epoch);
-      if (this.query.trim() && !keep) void this.runSearch();
+      if (this.query.trim() && !keep) {
+        this.typedAt = performance.now();
+        void this.runSearch();
+      }
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
     }
@@ -239,16 +245,32 @@ export class RolloutTableView extends LitElement {
     void this.ensure(e.first, e.last);
   }
 
+  /**
+   * Searches for what the box holds now. No typing pause: the query is sent at once, and while one search is in
+   * flight only the latest query typed meanwhile is sent when it returns (a host answers one request at a time).
+   * Timed from the keystroke that made the query, so waiting behind an earlier search counts.
+   */
   private async runSearch(): Promise<void> {
-    const q = this.query.trim();
+    if (this.searching) return;
+    this.searching = true;
+    try {
+      for (let q = this.query.trim(), sent: string | undefined; q !== sent; q = this.query.trim()) {
+        sent = q;
+        await this.searchOnce(q, this.typedAt);
+      }
+    } finally {
+      this.searching = false;
+    }
+  }
+
+  private async searchOnce(q: string, t0: number): Promise<void> {
     if (!q) {
       this.search = undefined;
       return;
     }
-    const t0 = performance.now();
     try {
       const search = await this.channel.request('rollouts/search', { runDir: this.runDir, query: q, filter: this.filter, limit: 100 });
-      if (this.query.trim() !== q) return; // typed on meanwhile: a newer search is coming
+      if (this.query.trim() !== q) return; // typed on meanwhile: the newer query is sent next
       const requestMs = performance.now() - t0;
       this.search = search;
       await this.updateComplete;
@@ -323,8 +345,8 @@ export class RolloutTableView extends LitElement {
     return html`<div class="table-filters" role="search" aria-label="Filter rollouts">
       <label class="filter">Search transcripts <input id="table-search" type="search" placeholder="text in any step" .value=${this.query} @input=${(e: Event) => {
         this.query = (e.target as HTMLInputElement).value;
-        clearTimeout(this.searchTimer);
-        this.searchTimer = setTimeout(() => void this.runSearch(), 150);
+        this.typedAt = performance.now();
+        void this.runSearch();
       }}></label>
       ${select('filter-outcome', 'outcome', ['passed', 'failed'], f.outcome, (v) => this.setFilter({ outcome: (v || undefined) as RolloutFilter['outcome'] }))}
       ${select('filter-status', 'status', ['terminated', 'truncated', 'error'], f.statuses?.[0], (v) => this.setFilter({ statuses: v ? [v as 'terminated'] : undefined }))}

@@ -122,6 +122,13 @@ describe('run dashboard in Chromium on a real demo run', function () {
     await page.locator('#table-search').fill('check.sh');
     await page.locator('#search-hits li').first().waitFor();
     assert.match((await page.locator('#search-count').textContent()) ?? '', /"check\.sh" in \d+ of \d+ rollouts/);
+    // Typed a key at a time with no pause: each query is sent at once (no typing pause), one at a time, and what is
+    // shown in the end answers the last one, never an earlier query that returned later.
+    await page.locator('#table-search').fill('');
+    await page.locator('#table-search').pressSequentially('sh check', { delay: 0 });
+    await page.waitForFunction(() => /^"sh check" in \d+ of \d+ rollouts/.test(document.querySelector('#search-count')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await page.waitForTimeout(300); // any answer to an earlier query still on its way would land meanwhile
+    assert.match((await page.locator('#search-count').textContent()) ?? '', /^"sh check" in \d+ of \d+ rollouts/);
     assert.deepEqual(await cspViolations(page), []);
   });
 
