@@ -1,7 +1,7 @@
 // Reading one file of a run directory as untrusted input: the run directory is the boundary (a link that leads
 // out of it is refused), reads are bounded and regular-file only, and every fault names the file relative to the
 // run directory. A run directory may come from anywhere (a colleague, a download), not only from our writer.
-import { existsSync } from 'node:fs';
+import { existsSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { FolderReadError, SafeFolder } from '../files/safeFolder.js';
 
@@ -53,6 +53,13 @@ export function runFileExists(runDir: string, rel: string): boolean {
   // A run directory removed while a viewer still lists it has no files (as existsSync said before), not an error.
   if (!existsSync(runDir)) return false;
   return folderOf(runDir).entry(rel).kind !== 'missing';
+}
+
+/** The stats of a run file that is a regular file inside the run directory (undefined: missing, or refused). */
+export function runFileStats(runDir: string, rel: string): Stats | undefined {
+  if (!existsSync(runDir)) return undefined;
+  const e = folderOf(runDir).entry(rel);
+  return e.kind === 'file' ? e.stats : undefined;
 }
 
 export function readRunText(runDir: string, rel: string, maxBytes: number): string {

@@ -1,6 +1,9 @@
 import type { RolloutRow, SearchHit, SearchResult } from '../webview/protocol.js';
+import { runFileExists, runFileStats } from '../store/runFiles.js';
+import { runRecordRelPath } from '../store/runPaths.js';
 import { TokenIndex } from './tokenIndex.js';
 import { readTranscript } from './transcriptRead.js';
+import { fileKey, summaryKey, type StoredTranscript, type TranscriptStore } from './transcriptStore.js';
 
 /**
  * One rollout's transcript as one string: the lowercased text of each step, joined by NUL, with where each step
@@ -11,39 +14,62 @@ interface IndexedRollout {
   starts: number[];
   ids: number[];
   sources: string[];
+  /** summaryKey of the row it was read for. */
+  summary: string;
+  /** As kept on disk. */
+  stored: StoredTranscript;
 }
 
 const separator = '\u0000';
 
 const snippetRadius = 60;
-/** How long one slice of the background build may read files before it lets other requests in. */
+/** How long one slice of the background build may work before it lets other requests in. */
 const sliceMs = 12;
+
+/** Gives the event loop back (other requests, the page's assets) between slices of background work. */
+const nextTurn = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
 
 /**
  * Full-text search across the transcripts of one run. A rollout file never changes once written, so each is read
- * once: in the background from the first request on (the table opening), in slices that leave the event loop to
- * other requests, and again for rollouts that finish later. Each rollout's step texts stay in memory and its words go
- * into an inverted index (TokenIndex), so a query verifies only the rollouts that can contain it instead of scanning
- * every transcript. The match is a case-insensitive substring, the same as the rollout viewer's own search.
+ * once: in the background from the first request on (the dashboard opening), in slices that leave the event loop to
+ * other requests, and again for rollouts that finish later (a live run). Each rollout's step texts stay in memory and
+ * are kept on disk (TranscriptStore, outside the run directory) for the next session, which reads one file instead of
+ * every rollout's; a stored text is used only while the rollout's summary and file are the ones it was read from.
+ * Words go into an inverted index (TokenIndex), built in the background after the texts: a query verifies only the
+ * rollouts that can contain it, and scans the texts not tokenized yet, so a search never waits for the tokens. The
+ * match is a case-insensitive substring, the same as the rollout viewer's own search.
  */
 export class TranscriptIndex {
   private readonly rollouts = new Map<string, IndexedRollout | null>();
-  /** Document number of each indexed rollout in `words` (rollouts that could not be read have none). */
+  /** Document number of each indexed rollout (rollouts that could not be read have none). */
   private readonly docOf = new Map<string, number>();
   private readonly docs: IndexedRollout[] = [];
   private readonly words = new TokenIndex();
+  /** Documents 0 .. tokenized - 1 are in `words`; later ones are scanned. */
+  private tokenized = 0;
+  private tokenizing: Promise<void> | undefined;
   private readonly queue: RolloutRow[] = [];
   private readonly queued = new Set<string>();
   private building: Promise<void> | undefined;
-  /** Time spent reading and indexing, and rollouts indexed (for bench:editor). */
-  readonly stats = { buildMs: 0, indexed: 0 };
+  /** The stored index: undefined until read (once, by the first build), null when there is none to use. */
+  private stored: Map<string, StoredTranscript> | null | undefined;
+  private storedWasted = 0;
+  /** Entries read from files since the last write to the store. */
+  private unsaved: StoredTranscript[] = [];
+  /**
+   * Time spent reading and indexing, rollouts indexed, how many of them came from the stored index, and the time
+   * until the texts of everything asked for were in (before the tokens) (for bench:editor).
+   */
+  readonly stats = { buildMs: 0, indexed: 0, fromStore: 0, tokenMs: 0 };
 
-  constructor(private readonly dir: string) {}
+  /** `store`: where the index is kept between sessions (none: read every rollout file each session). */
+  constructor(private readonly dir: string, private readonly store?: TranscriptStore) {}
 
-  /** Queues the rollouts of `rows` not read yet and resolves when every queued rollout has been read. */
+  /** Queues the rollouts of `rows` not read yet and resolves when every queued rollout's text is in (searchable). */
   ensure(rows: readonly RolloutRow[]): Promise<void> {
     for (const row of rows) {
-      if (this.rollouts.has(row.id) || this.queued.has(row.id)) continue;
+      const known = this.rollouts.get(row.id);
+      if ((known !== undefined && (known === null || known.summary === summaryKey(row))) || this.queued.has(row.id)) continue;
       this.queued.add(row.id);
       this.queue.push(row);
     }
@@ -51,7 +77,13 @@ export class TranscriptIndex {
     return (this.building ??= this.build().finally(() => (this.building = undefined)));
   }
 
+  /** Resolves when every text read so far is tokenized too (bench:editor; searches never wait for it). */
+  async settled(): Promise<void> {
+    while (this.building || this.tokenizing) await (this.building ?? this.tokenizing);
+  }
+
   private async build(): Promise<void> {
+    if (this.stored === undefined) await this.readStore();
     while (this.queue.length > 0) {
       const t0 = performance.now();
       while (this.queue.length > 0 && performance.now() - t0 < sliceMs) {
@@ -60,29 +92,93 @@ export class TranscriptIndex {
         this.add(row);
       }
       this.stats.buildMs += performance.now() - t0;
-      if (this.queue.length > 0) await new Promise<void>((r) => setImmediate(r));
+      if (this.queue.length > 0) await nextTurn();
+    }
+    this.save();
+    this.tokenizing ??= this.tokenize().finally(() => (this.tokenizing = undefined));
+  }
+
+  private async readStore(): Promise<void> {
+    const t0 = performance.now();
+    try {
+      const loaded = this.store?.load();
+      this.stored = loaded?.entries ?? null;
+      this.storedWasted = loaded?.wasted ?? 0;
+    } catch {
+      this.stored = null; // a cache: unreadable means rebuilt
+    }
+    this.stats.buildMs += performance.now() - t0;
+    await nextTurn();
+  }
+
+  /** Writes what was read from rollout files since the last write (best effort: it is a cache). */
+  private save(): void {
+    if (!this.store || (this.unsaved.length === 0 && this.storedWasted === 0)) return;
+    try {
+      // Lines of no use (rollouts gone or read again, duplicates from another viewer): write the file anew.
+      if (this.storedWasted > 0 || this.stored === null) this.store.rewrite(this.docs.map((d) => d.stored));
+      else this.store.append(this.unsaved);
+      this.stored = new Map();
+      this.storedWasted = 0;
+      this.unsaved = [];
+    } catch {
+      // an unwritable cache folder: the index still works, the next session reads the files again
+    }
+  }
+
+  /** Tokenizes the texts not in `words` yet, in slices. */
+  private async tokenize(): Promise<void> {
+    while (this.tokenized < this.docs.length) {
+      const t0 = performance.now();
+      while (this.tokenized < this.docs.length && performance.now() - t0 < sliceMs) {
+        const d = this.tokenized++;
+        this.words.add(d, this.docs[d]!.text);
+      }
+      this.stats.tokenMs += performance.now() - t0;
+      if (this.tokenized < this.docs.length) await nextTurn();
     }
   }
 
   private add(row: RolloutRow): void {
-    const steps = readTranscript(this.dir, { generation: row.generation, id: row.id });
-    if (steps === 'missing') return; // not written yet: asked again later
-    if (steps === 'refused') {
-      this.rollouts.set(row.id, null);
+    const summary = summaryKey(row);
+    const rel = runRecordRelPath({ kind: 'rollout', generation: row.generation, id: row.id });
+    // The file's identity before it is read: a file changed after this is seen as changed next time.
+    const st = runFileStats(this.dir, rel);
+    if (!st) {
+      if (!runFileExists(this.dir, rel)) return; // not written yet: asked again later
+      this.rollouts.set(row.id, null); // a link, a FIFO: refused
       return;
     }
-    const texts = steps.map((st) => st.text.replaceAll(separator, ' '));
-    const starts: number[] = [];
-    let at = 0;
-    for (const t of texts) {
-      starts.push(at);
-      at += t.length + 1;
+    const file = fileKey(st);
+    const kept = this.stored?.get(row.id);
+    let entry: StoredTranscript;
+    if (kept && kept.generation === row.generation && kept.summary === summary && kept.file === file) {
+      entry = kept;
+      this.stats.fromStore++;
+    } else {
+      if (kept) this.storedWasted++;
+      const steps = readTranscript(this.dir, { generation: row.generation, id: row.id });
+      if (steps === 'missing') return;
+      if (steps === 'refused') {
+        this.rollouts.set(row.id, null);
+        return;
+      }
+      entry = { id: row.id, generation: row.generation, summary, file, ids: steps.map((x) => x.id), sources: steps.map((x) => x.source), text: steps.map((x) => x.text.replaceAll(separator, ' ')).join(separator) };
+      this.unsaved.push(entry);
     }
-    const entry: IndexedRollout = { text: texts.join(separator), starts, ids: steps.map((st) => st.id), sources: steps.map((st) => st.source) };
-    const doc = this.docs.push(entry) - 1;
-    this.words.add(doc, entry.text);
+    // Where each step starts in the joined text (none for a rollout without steps).
+    const starts: number[] = entry.ids.length > 0 ? [0] : [];
+    if (entry.ids.length > 0) for (let i = entry.text.indexOf(separator); i >= 0; i = entry.text.indexOf(separator, i + 1)) starts.push(i + 1);
+    const indexed: IndexedRollout = { text: entry.text, starts, ids: entry.ids, sources: entry.sources, summary, stored: entry };
+    const before = this.docOf.get(row.id);
+    if (before !== undefined) {
+      // Played again (a new summary): the old document stays numbered but is never a hit again.
+      this.docs[before] = { ...this.docs[before]!, text: '', starts: [0] };
+      this.storedWasted++;
+    }
+    const doc = this.docs.push(indexed) - 1;
     this.docOf.set(row.id, doc);
-    this.rollouts.set(row.id, entry);
+    this.rollouts.set(row.id, indexed);
     this.stats.indexed++;
   }
 
@@ -96,7 +192,9 @@ export class TranscriptIndex {
   searchIndexed(rows: readonly RolloutRow[], query: string, limit: number, runDir: string): SearchResult {
     // NUL joins the steps of a transcript and is never inside one (replaced by a space when indexed).
     const q = query.toLowerCase().replaceAll(separator, ' ');
-    const candidates = this.words.candidates(q, this.docs.length);
+    // Candidates among the tokenized documents; the ones not tokenized yet are scanned.
+    const tokenized = this.tokenized;
+    const candidates = this.words.candidates(q, tokenized);
     const exact = candidates !== null && TokenIndex.exact(q);
     const hits: SearchHit[] = [];
     let total = 0;
@@ -105,9 +203,9 @@ export class TranscriptIndex {
       const doc = this.docOf.get(row.id);
       if (doc === undefined) continue;
       searched++;
-      if (candidates && !candidates[doc]) continue;
+      if (candidates && doc < tokenized && !candidates[doc]) continue;
       // A one-word query's candidates all match: the text is read only for the hits shown.
-      if (exact && hits.length >= limit) {
+      if (exact && doc < tokenized && hits.length >= limit) {
         total++;
         continue;
       }

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import type { RolloutSummary } from '../core/rollout/trajectory.js';
 import type { RunIndex } from '../store/runReader.js';
 import { rolloutSortKeys, type RequestMethod, type RequestParamsOf, type RequestResults, type RolloutRow } from '../webview/protocol.js';
@@ -13,6 +14,7 @@ import { specView } from './specView.js';
 import { runChoicesYielding, runsWindow } from './runListing.js';
 import type { RunResolver } from './runRegistry.js';
 import { TranscriptIndex } from './transcriptSearch.js';
+import { defaultTranscriptCache, TranscriptStore } from './transcriptStore.js';
 
 export type RequestHandlers = { [M in RequestMethod]?: (params: RequestParamsOf<M>) => RequestResults[M] | Promise<RequestResults[M]> };
 
@@ -32,8 +34,12 @@ export class ViewData {
   private readonly outlines = new Map<string, RunOutline>();
   private readonly dataset: DatasetReader;
 
-  constructor(readonly runs: RunResolver) {
+  /** Where transcript indexes are kept between sessions (defaultTranscriptCache); null: nowhere. */
+  private readonly transcriptCache: string | null;
+
+  constructor(readonly runs: RunResolver, options: { transcriptCache?: string | null } = {}) {
     this.dataset = new DatasetReader(runs);
+    this.transcriptCache = options.transcriptCache === undefined ? defaultTranscriptCache() : options.transcriptCache;
   }
 
   /** Every finished rollout of a run as a table row. */
@@ -89,16 +95,26 @@ export class ViewData {
     return outline;
   }
 
-  /** The transcript index of a run directory (bench:editor reads its stats). */
-  transcriptIndex(dir: string): TranscriptIndex {
-    let t = this.transcripts.get(dir);
-    if (!t) this.transcripts.set(dir, (t = new TranscriptIndex(dir)));
+  /** The transcript index of a run (bench:editor reads its stats), kept on disk under the run's real path and id. */
+  transcriptIndex(live: LiveRun): TranscriptIndex {
+    let t = this.transcripts.get(live.dir);
+    if (!t) {
+      const store = this.transcriptCache === null ? undefined : new TranscriptStore(this.transcriptCache, realDir(live.dir), live.manifest.runId);
+      this.transcripts.set(live.dir, (t = new TranscriptIndex(live.dir, store)));
+    }
     return t;
   }
 
+  /**
+   * Starts the transcript index of a run that is open already (the editor's panel opens its run for the tab's
+   * title). A run only outlined (the browser host's dashboard) is not opened for it: opening reads and checks every
+   * rollout event of the log in one go, which would hold the next requests; its index starts with the rollout
+   * table's first request, and reads the stored index of an earlier session rather than every rollout file.
+   */
   private startTranscriptsOf(ref: string): void {
     try {
-      this.startTranscripts(this.runs.get(ref));
+      const live = this.runs.find ? this.runs.find(ref).live : this.runs.get(ref);
+      if (live) this.startTranscripts(live);
     } catch {
       // a run that cannot be opened says so on its own requests
     }
@@ -107,7 +123,7 @@ export class ViewData {
   /** Queues every rollout of the run not indexed yet; the index reads them in background slices. */
   private startTranscripts(live: LiveRun): void {
     try {
-      void this.transcriptIndex(live.dir).ensure(this.rows(live));
+      void this.transcriptIndex(live).ensure(this.rows(live));
     } catch {
       // A run that cannot be tabled now reports that on its own requests; a background start must never throw.
     }
@@ -118,8 +134,8 @@ export class ViewData {
     'dashboard/get': (p) => {
       const run = this.dashboardSource(p.runDir);
       const compare = p.compareRunDir ? this.dashboardSource(p.compareRunDir) : undefined;
-      // Opening a run starts its transcript index, ahead of any search: a moment after this answer, so the run's
-      // full index (which the outline avoided for the first answer) is built while the page draws, not before.
+      // An open run starts its transcript index ahead of any search: a moment after this answer, so the page draws
+      // first.
       setTimeout(() => this.startTranscriptsOf(p.runDir), 250).unref?.();
       return dashboardView(run, compare, (d) => this.runs.refOf(d));
     },
@@ -141,7 +157,7 @@ export class ViewData {
     'rollouts/search': (p) => {
       const live = this.runs.get(p.runDir);
       const all = this.rows(live);
-      const index = this.transcriptIndex(live.dir);
+      const index = this.transcriptIndex(live);
       // Every rollout of the run is queued (not only the filter's), so the next query with another filter waits on none.
       void index.ensure(all);
       return index.search(all.filter((r) => rowPasses(r, p.filter)), p.query, p.limit ?? 100, p.runDir);
@@ -151,6 +167,14 @@ export class ViewData {
     /** A write: hosts decide whether to offer it (the browser host only with --allow-curation). */
     'curation/apply': (p) => applyCuration(this.runs, p),
   } satisfies { [M in RequestMethod]: (params: RequestParamsOf<M>) => RequestResults[M] | Promise<RequestResults[M]> };
+}
+
+function realDir(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 function sameRows(a: readonly RolloutRow[], b: readonly RolloutRow[]): boolean {
