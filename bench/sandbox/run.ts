@@ -124,6 +124,9 @@ async function main(): Promise<void> {
   const bwrapBackend = new BwrapBackend();
   results.bwrap = await backendFigures(bwrapBackend);
   const bbox = (await bwrapBackend.start(request)) as BwrapSandbox;
+  // The per-command path needs host folders shared between its bwraps: a sandbox of its own, side by side.
+  const perCommandBackend = new BwrapBackend({ channel: false });
+  const pbox = (await perCommandBackend.start(request)) as BwrapSandbox;
   const bOurs: number[] = [];
   const bPer: number[] = [];
   const bSession: number[] = [];
@@ -132,13 +135,14 @@ async function main(): Promise<void> {
     await sample(keep ? bOurs : [], async () => {
       if ((await bbox.exec('true')).via === 'channel' && keep) servedByChannel++;
     });
-    await sample(keep ? bPer : [], () => bbox.execPerCommand('true'));
+    await sample(keep ? bPer : [], () => pbox.execPerCommand('true'));
     await sample(keep ? bSession : [], () => bbox.exec('true', { shell: 'session' }));
   }
   results.bwrap.execInterleaved = stats(bOurs);
   results.bwrap.execSession = stats(bSession);
   results.baseline.bwrapPerCommand = stats(bPer);
   await bwrapBackend.dispose();
+  await perCommandBackend.dispose();
   const proc = new ProcessBackend({ warn: () => undefined });
   results.process = await backendFigures(proc);
   await proc.dispose();

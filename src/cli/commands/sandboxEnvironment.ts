@@ -19,8 +19,8 @@ export async function readEnvironment(file: string, command = 'coevolve sandbox'
 }
 
 /** The backend a person asked for on the command line; "auto" picks Docker, then bubblewrap, never the process one. */
-export async function backendForCli(name: string, image: string, labels: Record<string, string>): Promise<{ backend: SandboxBackend; name: SandboxBackendName; reason: string }> {
+export async function backendForCli(name: string, image: string, labels: Record<string, string>, options: { bwrapPerCommand?: boolean } = {}): Promise<{ backend: SandboxBackend; name: SandboxBackendName; reason: string }> {
   if (!(backendChoices as readonly string[]).includes(name)) throw new UserError(`unknown --backend "${name}"; use one of: ${backendChoices.join(', ')}`, 2);
   if (name === 'docker') return { backend: createSandboxBackend('docker', { docker: { labels } }), name: 'docker', reason: 'asked for' };
-  return selectBackend({ backend: name as (typeof backendChoices)[number], hosts: [], warmPool: 0 }, [image], { labels, docker: { labels } });
+  return selectBackend({ backend: name as (typeof backendChoices)[number], hosts: [], warmPool: 0 }, [image], { labels, docker: { labels }, ...(options.bwrapPerCommand ? { bwrap: { channel: false } } : {}) });
 }

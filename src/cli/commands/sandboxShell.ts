@@ -18,7 +18,8 @@ export function registerSandboxShellCommand(sandbox: Command): void {
       if (opts.backend === 'process') throw new UserError('a shell in the unsandboxed process backend would just be your own shell; use --backend docker or bwrap', 2);
       if (!process.stdin.isTTY) throw new UserError('`coevolve sandbox shell` needs a terminal; for scripts use `coevolve sandbox exec <env> -- <command>`', 2);
       const env = await readEnvironment(file);
-      const chosen = await backendForCli(opts.backend, env.sandbox.image, { 'coevolve.run': 'cli-shell' });
+      // The shell is a bwrap of its own beside the sandbox's commands: it needs the per-command path's host folders.
+      const chosen = await backendForCli(opts.backend, env.sandbox.image, { 'coevolve.run': 'cli-shell' }, { bwrapPerCommand: true });
       try {
         const box = await chosen.backend.start(sandboxRequestOf(env, { 'coevolve.run': 'cli-shell', 'coevolve.rollout': env.id }));
         process.stderr.write(`[${chosen.name} ${box.id}] ${env.id}: workspace ${env.sandbox.workdir}, no network; exit the shell to remove the sandbox\n`);

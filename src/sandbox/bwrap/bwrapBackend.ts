@@ -69,9 +69,10 @@ async function ensureMountPoints(rootfs: string, workdir: string): Promise<void>
 type RootView = { kind: 'rootfs'; dir: string } | { kind: 'host-usr' };
 
 /**
- * One bubblewrap process per command, all sharing a sandbox's host folders for the workspace and /tmp: no network,
- * private pid/ipc/uts namespaces, uid 65534 in a user namespace, read-only root, rlimits via prlimit and, as root,
- * cgroup limits. A timeout kills the whole process group; --die-with-parent takes the namespace down with it.
+ * One bubblewrap namespace set per sandbox with the command channel's supervisor in it, its folders tmpfs mounts of
+ * that namespace; without the channel, one bubblewrap per command, all sharing the sandbox's host folders. Either
+ * way: no network, private pid/ipc/uts namespaces, uid 65534 in a user namespace, read-only root, rlimits via
+ * prlimit and, as root, cgroup limits. --die-with-parent takes the namespace down with its host process.
  */
 export class BwrapBackend implements SandboxBackend {
   readonly name = 'bwrap' as const;
@@ -91,29 +92,26 @@ export class BwrapBackend implements SandboxBackend {
     throwIfCancelled(options.signal);
     const view = this.rootViewFor(request.image);
     if (view.kind === 'rootfs') await ensureMountPoints(view.dir, request.workdir);
-    const dir = await createWorkspaceDir();
     const id = `bwrap-${randomUUID().slice(0, 8)}`;
     const useCgroups = this.options.cgroups ?? CgroupLimits.available();
     let sandbox: BwrapSandbox | undefined;
     try {
-      // Made before the sandbox's first command; commands get these subfolders bound, never `dir` itself, so no
-      // sandbox can plant a link where the host creates or removes anything.
-      const limited = canMountTmpfs();
-      for (const [sub, mode] of Object.entries(folderModes)) {
-        await mkdir(join(dir, sub), { mode });
-        if (limited) mountTmpfs(join(dir, sub), request.limits.diskMb, mode);
-        await chmod(join(dir, sub), mode);
+      // With the channel the sandbox's folders are tmpfs mounts inside its own mount namespace: no host folder, no
+      // host mount, nothing on the host for a sandbox to plant a link in, and the size limit holds without root.
+      const binary = await this.channelBinaryOrWarn();
+      if (binary) {
+        sandbox = await this.newSandbox(id, undefined, view, request, useCgroups);
+        if (!(await this.attachChannel(sandbox, binary))) {
+          await sandbox.stop();
+          sandbox = undefined;
+        }
       }
-      const cgroup = useCgroups ? await CgroupLimits.create(id, request.limits) : undefined;
-      sandbox = new BwrapSandbox(id, dir, view, request, this.options.bwrap ?? 'bwrap', cgroup, () => this.live.delete(sandbox as BwrapSandbox));
-      this.live.add(sandbox);
-      await this.attachChannel(sandbox);
+      sandbox ??= await this.newSandbox(id, await createHostFolders(request.limits.diskMb), view, request, useCgroups);
       await sandbox.putFiles(request.files, options);
       await runSetup(sandbox, request, options.signal);
       return sandbox;
     } catch (err) {
-      if (sandbox) await sandbox.stop();
-      else await removeSandboxDir(dir);
+      await sandbox?.stop();
       throw err;
     }
   }
@@ -122,16 +120,67 @@ export class BwrapBackend implements SandboxBackend {
     await Promise.all([...this.live].map((s) => s.stop()));
   }
 
-  /** Starts the sandbox's channel; when it cannot (no gcc, a root without what bwrap needs), says so once and runs each command as its own bwrap. */
-  private async attachChannel(sandbox: BwrapSandbox): Promise<void> {
-    if (this.options.channel === false || this.warned) return;
+  /** A sandbox object with its cgroups; `dir`: the per-command path's host folders (removed here if the cgroups fail). */
+  private async newSandbox(id: string, dir: string | undefined, view: RootView, request: SandboxRequest, useCgroups: boolean): Promise<BwrapSandbox> {
+    let cgroup: CgroupLimits | undefined;
     try {
-      await sandbox.startChannel(await channelBinary());
+      cgroup = useCgroups ? await CgroupLimits.create(id, request.limits) : undefined;
     } catch (err) {
-      // Said once, and not tried again by this backend: what failed here fails the same way for every sandbox.
-      this.warned = true;
-      (this.options.warn ?? ((m: string) => process.stderr.write(`coevolve: ${m}\n`)))(`the command channel is not available (${(err as Error).message}); every command runs as its own bwrap, which is slower`);
+      if (dir) await removeSandboxDir(dir);
+      throw err;
     }
+    const sandbox: BwrapSandbox = new BwrapSandbox(id, dir, view, request, this.options.bwrap ?? 'bwrap', cgroup, () => this.live.delete(sandbox));
+    this.live.add(sandbox);
+    return sandbox;
+  }
+
+  /** The supervisor binary, unless this backend runs every command as its own bwrap (asked for, or said once). */
+  private async channelBinaryOrWarn(): Promise<string | undefined> {
+    if (this.options.channel === false || this.warned) return undefined;
+    try {
+      return await channelBinary();
+    } catch (err) {
+      this.warn(err);
+      return undefined;
+    }
+  }
+
+  /** Starts the sandbox's channel; when it cannot (a root without what bwrap needs), says so once: every later sandbox runs each command as its own bwrap. */
+  private async attachChannel(sandbox: BwrapSandbox, binary: string): Promise<boolean> {
+    try {
+      await sandbox.startChannel(binary);
+      return true;
+    } catch (err) {
+      this.warn(err);
+      return false;
+    }
+  }
+
+  private warn(err: unknown): void {
+    // Said once, and not tried again by this backend: what failed here fails the same way for every sandbox.
+    if (this.warned) return;
+    this.warned = true;
+    (this.options.warn ?? ((m: string) => process.stderr.write(`coevolve: ${m}\n`)))(`the command channel is not available (${(err as Error).message}); every command runs as its own bwrap, which is slower`);
+  }
+}
+
+/**
+ * The per-command path's host folders, made before the sandbox's first command: commands get these subfolders
+ * bound, never the folder itself, so no sandbox can plant a link where the host creates or removes anything.
+ */
+async function createHostFolders(diskMb: number): Promise<string> {
+  const dir = await createWorkspaceDir();
+  try {
+    const limited = canMountTmpfs();
+    for (const [sub, mode] of Object.entries(folderModes)) {
+      await mkdir(join(dir, sub), { mode });
+      if (limited) mountTmpfs(join(dir, sub), diskMb, mode);
+      await chmod(join(dir, sub), mode);
+    }
+    return dir;
+  } catch (err) {
+    await removeSandboxDir(dir);
+    throw err;
   }
 }
 
@@ -144,7 +193,8 @@ export class BwrapSandbox implements Sandbox, ByteExec {
 
   constructor(
     readonly id: string,
-    private readonly dir: string,
+    /** The per-command path's host folders; undefined with the channel, whose folders exist only in its namespace. */
+    private readonly dir: string | undefined,
     private readonly view: RootView,
     private readonly request: SandboxRequest,
     private readonly bwrap: string,
@@ -152,10 +202,10 @@ export class BwrapSandbox implements Sandbox, ByteExec {
     private readonly onStop: () => void,
   ) {}
 
-  private get workspace(): string {
-    return join(this.dir, 'ws');
+  private hostDir(): string {
+    if (this.dir === undefined) throw new Error(`sandbox ${this.id} runs its commands through its channel: its folders exist only inside it (start it with channel: false for a per-command bwrap)`);
+    return this.dir;
   }
-
 
   /** The root of the sandbox's view: the exported image folder read-only, or the host's /usr read-only. */
   private rootArgs(): string[] {
@@ -168,11 +218,14 @@ export class BwrapSandbox implements Sandbox, ByteExec {
 
   /** The sandbox's own folders; the verifier's only when asked (agent and setup commands never see them, I1). */
   private binds(withVerifier: boolean): string[] {
-    return [
-      '--bind', join(this.dir, 'tmp'), '/tmp',
-      '--bind', this.workspace, this.request.workdir,
-      ...(withVerifier ? ['--bind', join(this.dir, 'tests'), verifierPaths.tests, '--bind', join(this.dir, 'logs'), verifierPaths.logs] : []),
-    ];
+    const folders: [string, string][] = [['tmp', '/tmp'], ['ws', this.request.workdir], ...(withVerifier ? [['tests', verifierPaths.tests], ['logs', verifierPaths.logs]] as [string, string][] : [])];
+    if (this.dir === undefined) {
+      // tmpfs mounts of the namespace set itself (bwrap mounts them nosuid,nodev), each of diskMb like the host's.
+      const bytes = String(this.request.limits.diskMb * 1024 * 1024);
+      return folders.flatMap(([sub, target]) => ['--size', bytes, '--perms', (folderModes[sub] as number).toString(8).padStart(4, '0'), '--tmpfs', target]);
+    }
+    const dir = this.dir;
+    return folders.flatMap(([sub, target]) => ['--bind', join(dir, sub), target]);
   }
 
   private baseEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -191,6 +244,7 @@ export class BwrapSandbox implements Sandbox, ByteExec {
   /** The full command line that runs `command` in this sandbox on its own (the fallback path, and `coevolve sandbox shell`'s TTY). */
   argvFor(command: Command, options: Pick<ExecOptions, 'cwd' | 'env' | 'privileged' | 'as'> & { interactive?: boolean } = {}): string[] {
     const { workdir } = this.request;
+    this.hostDir();
     const uid = roleOf(options) === 'agent' ? 65534 : 0;
     const env = this.baseEnv({ ...options.env, ...(options.interactive ? { TERM: process.env.TERM ?? 'xterm' } : {}) });
     const bwrapArgs = [
@@ -223,7 +277,7 @@ export class BwrapSandbox implements Sandbox, ByteExec {
    */
   async startChannel(binary: string): Promise<void> {
     const argv = this.limited(channelBwrapArgs({ rootArgs: this.rootArgs(), binds: this.binds(true), workdir: this.request.workdir, env: this.baseEnv() }, binary));
-    this.channel = await startBwrapChannels(argv, this.dir, `sandbox ${this.id}`, {
+    this.channel = await startBwrapChannels(argv, this.dir ?? '/', `sandbox ${this.id}`, {
       onDead: (reason) => {
         if (!this.stopped) this.lost ??= new SandboxFaultError(`the sandbox's command channel ended (${reason}); the sandbox cannot run commands any more`);
       },
@@ -255,7 +309,7 @@ export class BwrapSandbox implements Sandbox, ByteExec {
     const argv = this.argvFor(command, options);
     return spawnCommand({
       argv,
-      cwd: this.dir,
+      cwd: this.hostDir(),
       env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
       stdin: options.stdin,
       timeoutMs: options.timeoutMs ?? limits.commandTimeoutSec * 1000,
@@ -310,6 +364,6 @@ export class BwrapSandbox implements Sandbox, ByteExec {
     this.onStop();
     await this.channel?.stop();
     await this.cgroup?.remove();
-    await removeSandboxDir(this.dir);
+    if (this.dir !== undefined) await removeSandboxDir(this.dir);
   }
 }
