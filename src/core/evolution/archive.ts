@@ -23,8 +23,10 @@ export interface PairEntry {
   /** The agent the pair was quarantined for; it comes back only for another agent. */
   quarantinedFor?: string;
   source: 'seed' | 'replay' | 'child';
-  /** No-hint plays of this pair (archive and screening plays) by agent id. */
+  /** No-hint plays of this pair by agent id: its archive plays, never the screening plays that admitted it. */
   plays?: Record<string, { successes: number; trials: number }>;
+  /** The screening plays that admitted a child (in the fit's cells, not in `plays`: they decided its admission). */
+  screening?: { agentId: string; successes: number; trials: number };
   /** Generation whose plays were this child's first measurement after admission. */
   firstMeasured?: number;
   /** How the pair came to be (a move id, "repair" for a new pairing, "seed"). */
@@ -151,7 +153,7 @@ export class Archive {
     cell.trials += trials;
   }
 
-  /** Adds no-hint outcomes of a pair (archive or screening plays) to the pair and to the model's cells. */
+  /** Adds no-hint outcomes of a pair's archive plays to the pair and to the model's cells. */
   addOutcomes(pair: PairEntry, agentId: string, successes: number, trials: number): void {
     if (trials <= 0) return;
     pair.plays ??= {};

@@ -50,7 +50,7 @@ export interface PopulationOutcome {
 type Candidate = (
   | { outcome: ChildOutcome; kind: 'environment'; spec?: EnvironmentSpec; userId: string; screen?: { successes: number; trials: number } }
   | { outcome: ChildOutcome; kind: 'user'; user?: UserProfile; envId: string; screen?: { successes: number; trials: number }; effect?: UserEffectEntry; realism?: PopulationOutcome['realism'][number]; pending?: ProbationEntry }
-  | { outcome: ChildOutcome; kind: 'pair'; envId: string; userId: string; screen?: { successes: number; trials: number } }
+  | { outcome: ChildOutcome; kind: 'pair'; envId: string; userId: string; screen?: { successes: number; trials: number }; madeBy?: { parent: string; operator: string } }
 ) & { cells?: CellPlays[] };
 
 /**
@@ -107,6 +107,7 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     }
     const plan = planOf(i);
     if (plan && c.kind !== 'pair') recordMade(ctx.archive.ledger, plan, c.outcome);
+    else if (plan && c.kind === 'pair' && c.madeBy) recordMade(ctx.archive.ledger, plan, { ...c.outcome, kind: 'environment', id: c.envId, ...c.madeBy });
     else if (c.kind === 'user') (ctx.archive.ledger.made ??= {})[moveKey('user', c.outcome.parent, c.outcome.operator)] = { id: c.outcome.id, verdict: c.outcome.accepted ? 'admitted' : (c.outcome.reason ?? 'refused') };
     keepMeasurements(ctx, c, agent.id);
     if (c.kind === 'user' && c.pending) {
@@ -122,13 +123,17 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     let pair: PairEntry;
     if (c.kind === 'environment') {
       const fp = environmentFingerprint(c.spec!);
-      if (ctx.archive.envs.has(c.spec!.id) || fingerprints.has(fp)) {
-        out.outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: 'same task as a sibling admitted before it' });
+      // A sibling admitted before it made the same task: this child is that task with this pair's user.
+      const sibling = knownEnvironment(ctx, c.spec!, fingerprints);
+      if (sibling && [...ctx.archive.pairs.values()].some((p) => p.envId === sibling.id && p.userId === c.userId)) {
+        out.outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: 'same task and user as a sibling admitted before it' });
         continue;
       }
-      fingerprints.add(fp);
-      ctx.archive.addEnv(c.spec!);
-      pair = ctx.archive.addPair(c.spec!.id, c.userId, 'child');
+      if (!sibling) {
+        fingerprints.add(fp);
+        ctx.archive.addEnv(c.spec!);
+      }
+      pair = ctx.archive.addPair(sibling?.id ?? c.spec!.id, c.userId, 'child');
     } else if (c.kind === 'user') {
       if (ctx.archive.users.has(c.user!.id)) {
         out.outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: `id ${c.user!.id} already in the archive` });
@@ -141,7 +146,9 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
       pair = ctx.archive.addPair(c.envId, c.userId, 'child');
     }
     pair.origin = c.outcome.operator;
-    if (c.screen) ctx.archive.addOutcomes(pair, agent.id, c.screen.successes, c.screen.trials);
+    // The screening plays decided admission, so they are not the pair's evidence (they would carry the selection's
+    // optimism into its band membership); they teach the fit as cells (keepMeasurements) and are kept for the record.
+    if (c.screen) pair.screening = { agentId: agent.id, ...c.screen };
     out.fresh.push(pair);
     out.outcomes.push(c.outcome);
   }
@@ -179,12 +186,7 @@ function keepMeasurements(ctx: ChildContext, c: Candidate, agentId: string): voi
 }
 
 async function childOf(ctx: ChildContext, model: FrontierModel, plan: ChildPlan, agent: AgentConfig, rng: Rng, fingerprints: ReadonlySet<string>): Promise<Candidate> {
-  if (plan.kind === 'repair') {
-    const outcome: ChildOutcome = { kind: 'pair', id: `${plan.envId}+${plan.userId}`, parent: plan.envId, operator: 'repair', accepted: true, predicted: plan.predicted };
-    const screen = await screenPair(ctx, ctx.archive.users.get(plan.userId)!, ctx.archive.envs.get(plan.envId)!, agent, plan.envId);
-    const verdict = screened(ctx, outcome, screen, plan.predicted);
-    return { kind: 'pair', envId: plan.envId, userId: plan.userId, outcome: verdict, screen, cells: verdict.accepted ? [] : [{ envId: plan.envId, userId: plan.userId, ...screen }] };
-  }
+  if (plan.kind === 'repair') return pairingOf(ctx, plan.envId, plan.userId, plan.predicted, agent);
   const env = ctx.archive.envs.get(plan.parent.envId)!;
   const user = ctx.archive.users.get(plan.parent.userId)!;
   const own = plan.parent.plays?.[agent.id];
@@ -194,13 +196,17 @@ async function childOf(ctx: ChildContext, model: FrontierModel, plan: ChildPlan,
     const proposal = await guarded(ctx, 'designer', () => stepsOf(ctx, env, plan.move, plan.times, stats, rng));
     const base = { kind: 'environment' as const, parent: env.id, operator: proposal.operator, predicted: plan.predicted };
     if (!proposal.ok) return { kind: 'environment', userId: user.id, outcome: { ...base, id: `${env.id}~${proposal.operator}`, accepted: false, reason: 'designer_failed', detail: proposal.reason } };
+    // The move made a task the archive already holds (the same knob change from another of its pairs): pairing that
+    // environment with this pair's user is the child, validated already, so it costs only its screening plays.
+    const known = knownEnvironment(ctx, proposal.child, fingerprints);
+    if (known) return pairingOf(ctx, known.id, user.id, plan.predicted, agent, { parent: env.id, operator: proposal.operator });
     const verdict = await admitEnvironment(ctx, proposal.child, fingerprints);
     const validation = verdict.validation;
     const outcome: ChildOutcome = { ...base, id: proposal.child.id, accepted: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason, detail: verdict.detail }), ...(validation ? { validation } : {}) };
     if (!verdict.ok) return { kind: 'environment', userId: user.id, outcome };
     const screen = await screenPair(ctx, user, verdict.spec, agent, verdict.spec.id);
     const judged = screened(ctx, { ...outcome, validation: { ...verdict.validation, screening: screen } }, screen, plan.predicted);
-    return { kind: 'environment', userId: user.id, spec: verdict.spec, outcome: judged, screen, cells: judged.accepted ? [] : [{ envId: verdict.spec.id, userId: user.id, ...screen }] };
+    return { kind: 'environment', userId: user.id, spec: verdict.spec, outcome: judged, screen, cells: [{ envId: verdict.spec.id, userId: user.id, ...screen }] };
   }
   const proposal = await guarded(ctx, 'user evolver', () => makeUserChild(ctx.roles.userEvolver, { parent: user, move: plan.move, stats, generation: ctx.generation + 1, rng, ...signal }));
   const base = { kind: 'user' as const, parent: user.id, operator: proposal.operator, predicted: plan.predicted };
@@ -208,6 +214,27 @@ async function childOf(ctx: ChildContext, model: FrontierModel, plan: ChildPlan,
   const v = await startProbation(ctx, model, proposal.child, user, env, agent, base);
   if (v.status === 'invalid') return { kind: 'user', envId: env.id, outcome: { ...base, id: v.id, accepted: false, reason: v.reason, detail: v.detail } };
   return userCandidate(ctx, v);
+}
+
+/** A new pairing of an archived environment with an archived user, screened like every child. */
+async function pairingOf(ctx: ChildContext, envId: string, userId: string, predicted: number, agent: AgentConfig, madeBy?: { parent: string; operator: string }): Promise<Candidate> {
+  const sets = ctx.archive.ledger.frozen;
+  const frozen = sets?.source === 'generated' && [...sets.test, ...sets.promotion].some((p) => p.envId === envId);
+  const taken = frozen || [...ctx.archive.pairs.values()].some((p) => p.envId === envId && p.userId === userId);
+  const outcome: ChildOutcome = { kind: 'pair', id: `${envId}+${userId}`, parent: envId, operator: 'repair', accepted: true, predicted };
+  if (taken) return { kind: 'pair', envId, userId, madeBy, outcome: { ...outcome, accepted: false, reason: 'duplicate', detail: frozen ? `the move made ${envId}, a held-out environment` : `${envId} is already paired with ${userId}` } };
+  const screen = await screenPair(ctx, ctx.archive.users.get(userId)!, ctx.archive.envs.get(envId)!, agent, envId);
+  const verdict = screened(ctx, outcome, screen, predicted);
+  return { kind: 'pair', envId, userId, madeBy, outcome: verdict, screen, cells: [{ envId, userId, ...screen }] };
+}
+
+/** The archived environment a proposed child is (same id or same content), if any. */
+function knownEnvironment(ctx: ChildContext, child: EnvironmentSpec, fingerprints: ReadonlySet<string>): EnvironmentSpec | undefined {
+  const same = ctx.archive.envs.get(child.id);
+  if (same) return same;
+  if (!fingerprints.has(environmentFingerprint(child))) return undefined;
+  const fp = environmentFingerprint(child);
+  return [...ctx.archive.envs.values()].find((e) => environmentFingerprint(e) === fp);
 }
 
 /**
@@ -284,9 +311,8 @@ function userCandidate(ctx: ChildContext, v: UserVerdict): Candidate {
   }
   const screen = v.onParentEnv ?? { successes: 0, trials: 0 };
   const outcome = screened(ctx, { ...base, accepted: true }, screen, v.predicted);
-  // An admitted pair's own plays become its evidence (addOutcomes), so they are not also added as cells.
-  const cells = outcome.accepted ? v.cells.filter((c) => !(c.userId === v.user.id && c.envId === v.envId)) : v.cells;
-  return { ...common, outcome, screen, cells };
+  // Every measurement play is a cell of the fit; none becomes the admitted pair's own evidence (they decided admission).
+  return { ...common, outcome, screen, cells: v.cells };
 }
 
 export { cooperativeReferenceUser, referenceAgent } from './userAdmission.js';

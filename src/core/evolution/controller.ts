@@ -215,21 +215,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     }
     archive.fresh = archive.fresh.filter((id) => !pairs.some((p) => p.pairId === id));
 
-    // Select from pooled evidence: retire what is confidently too easy, quarantine what is confidently too hard,
-    // bring back quarantined pairs the current agent may reach now.
     const model = buildFrontierModel(archive, agent.id, config.band);
-    let retired = 0;
-    for (const change of selectByEvidence(archive, model, config.population.minArchive)) {
-      if (change.to === 'retired' || change.to === 'quarantined') retired++;
-      if (change.to !== 'active') await emitOnce({ type: 'spec.retired', kind: 'environment', id: `${change.pair.envId}@${change.pair.pairId}`, reason: change.to === 'retired' ? 'too_easy' : 'too_hard', generation: g });
-    }
-
-    // Replay spends plays where the evidence is least decided (the PLR score).
-    for (const p of archive.pairs.values()) {
-      const post = model.posterior.get(p.pairId);
-      if (post) p.score = evidenceNeed(post);
-    }
-
     deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving population' });
     const population = await evolvePopulation({ ...ctx, rng: rng.fork('children') }, model, agent);
     const outcomes = population.outcomes;
@@ -244,6 +230,21 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
       }
     }
     archive.fresh.push(...population.fresh.map((p) => p.pairId));
+
+    // Select after the children, on a model refitted with their screening plays, so admitted children can take the
+    // places of pairs confidently out of band: retire what is too easy, quarantine what is too hard (never below
+    // minArchive active pairs), bring back quarantined pairs a new agent may reach.
+    const selection = buildFrontierModel(archive, agent.id, config.band);
+    let retired = 0;
+    for (const change of selectByEvidence(archive, selection, config.population.minArchive)) {
+      if (change.to === 'retired' || change.to === 'quarantined') retired++;
+      if (change.to !== 'active') await emitOnce({ type: 'spec.retired', kind: 'environment', id: `${change.pair.envId}@${change.pair.pairId}`, reason: change.to === 'retired' ? 'too_easy' : 'too_hard', generation: g });
+    }
+    // Replay spends plays where the evidence is least decided (the PLR score).
+    for (const p of archive.pairs.values()) {
+      const post = selection.posterior.get(p.pairId);
+      if (post) p.score = evidenceNeed(post);
+    }
     retired += capArchive(archive, config.population.maxArchive);
     throwIfCancelled(deps.signal);
 

@@ -12,7 +12,7 @@ export const evidenceRules = {
   /** Pseudo-plays of the model's prediction in the prior. */
   priorPlays: 2,
   /** Own (discounted) plays a pair needs before it may be retired or quarantined. */
-  minPlaysToDecide: 6,
+  minPlaysToDecide: 4,
 } as const;
 
 /** Plays of a pair by one agent version: `age` = promotions since that agent played (0 = the current agent). */
