@@ -1,14 +1,16 @@
 // The frontier controller against a synthetic agent of known ability: P(success) = sigmoid(θ − b − u), with moves
 // whose true effect the controller is not told. From a start far from the band, the archive must converge into it
 // within a stated number of generations, using the same modules the controller uses (fit, posterior, selection,
-// steering, screening).
+// steering, screening) in the controller's order and with the demo's play budget (8 pairs × 4 plays a generation).
 import assert from 'node:assert/strict';
 import { Archive, moveKey } from '../../../src/core/evolution/archive.js';
 import { buildFrontierModel } from '../../../src/core/evolution/frontierModel.js';
 import { selectByEvidence } from '../../../src/core/evolution/frontierSelection.js';
 import { planChildren } from '../../../src/core/evolution/steering.js';
 import { logistic } from '../../../src/core/metrics/distributions.js';
-import { pairPosterior } from '../../../src/core/metrics/pairEvidence.js';
+import { evidenceNeed, pairPosterior } from '../../../src/core/metrics/pairEvidence.js';
+import { planGeneration } from '../../../src/core/evolution/plan.js';
+import { runConfigSchema } from '../../../src/core/spec/run.js';
 import { createRng, type Rng } from '../../../src/core/ports/rng.js';
 import type { DesignMove } from '../../../src/core/roles/ports.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../../../src/core/spec/environment.js';
@@ -55,11 +57,20 @@ const trueInBand = (w: World): number => {
   return active.filter((x) => p(x.envId, x.userId) >= band.low && p(x.envId, x.userId) <= band.high).length / Math.max(1, active.length);
 };
 
-function generation(w: World, g: number): void {
+/** The demo's budget: 8 pairs of k = 4 plays a generation (fresh children first, then PLR replay), 6 children screened on 4 plays. */
+const budget = runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'synthetic', population: { builtinFamilies: ['log-triage'], pairsPerGeneration: 8, childrenPerGeneration: 6 }, k: 4 });
+const screeningPlays = 4;
+
+/** One generation in the controller's order (controller.ts): plan, play, fit, children, refit, select, score. */
+function generation(w: World, g: number, floor: number): void {
   const { archive } = w;
-  for (const p of archive.activePairs()) archive.addOutcomes(p, 'agent', play(w, p.envId, p.userId, 6), 6);
+  const played = planGeneration(archive, g, budget, w.rng.fork(`plan-${g}`));
+  for (const p of played) {
+    archive.addOutcomes(p, 'agent', play(w, p.envId, p.userId, budget.k), budget.k);
+    p.lastPlayed = g;
+  }
+  archive.fresh = archive.fresh.filter((id) => !played.some((p) => p.pairId === id));
   const model = buildFrontierModel(archive, 'agent', band);
-  selectByEvidence(archive, model, 0);
   const plans = planChildren({
     pairs: [...archive.pairs.values()], envs: archive.envs, users: archive.users, excludedEnvs: new Set(), fit: model.fit, agentId: 'agent',
     inBand: (p) => {
@@ -68,7 +79,7 @@ function generation(w: World, g: number): void {
     },
     userRoot: model.userRoot, envMoves: moves, userMoves: () => [], effectOf: model.moveEffect,
     tried: (kind, parentId, operator) => archive.ledger.made?.[moveKey(kind, parentId, operator)] !== undefined,
-    count: 6, maxUserChildren: 0, maxRepairs: 0, centre: 0.5,
+    count: budget.population.childrenPerGeneration, maxUserChildren: 0, maxRepairs: 0, centre: 0.5,
   });
   plans.forEach((plan, i) => {
     if (plan.kind !== 'environment') return;
@@ -76,19 +87,23 @@ function generation(w: World, g: number): void {
     const op = Array.from({ length: plan.times }, () => plan.move.id).join('+');
     const child = env(`${parent.id.split('.')[0]}.g${g}c${i}`, parent.family, parent.id, op, g + 1);
     w.trueB.set(child.id, w.trueB.get(parent.id)! + plan.times * (plan.move.direction === 'harder' ? trueStep : -trueStep));
-    const s = play(w, child.id, plan.parent.userId, 4);
-    const post = pairPosterior([{ age: 0, successes: s, trials: 4 }], plan.predicted, band);
+    const s = play(w, child.id, plan.parent.userId, screeningPlays);
+    const post = pairPosterior([{ age: 0, successes: s, trials: screeningPlays }], plan.predicted, band);
     const refused = post.class === 'too_easy' || post.class === 'too_hard';
     (archive.ledger.made ??= {})[moveKey('environment', parent.id, op)] = { id: child.id, verdict: refused ? 'screened_out' : 'admitted' };
+    // As the controller does: screening plays are cells of the fit, never the admitted pair's own evidence, and a
+    // screened-out child stays in the fit as a probe.
+    archive.addCell('agent', child.id, plan.parent.userId, s, screeningPlays);
     if (refused) {
-      // As the controller does: a screened-out child stays in the fit as a probe.
-      archive.addCell('agent', child.id, plan.parent.userId, s, 4);
       (archive.ledger.probes ??= []).push({ kind: 'environment', id: child.id, parent: parent.id, operator: op });
       return;
     }
     archive.addEnv(child);
-    archive.addOutcomes(archive.addPair(child.id, plan.parent.userId, 'child'), 'agent', s, 4);
+    archive.fresh.push(archive.addPair(child.id, plan.parent.userId, 'child').pairId);
   });
+  const selection = buildFrontierModel(archive, 'agent', band);
+  selectByEvidence(archive, selection, floor);
+  for (const p of archive.pairs.values()) p.score = evidenceNeed(selection.posterior.get(p.pairId)!);
 }
 
 /** A world whose seeds all sit at the same true difficulty, each paired with every user. */
@@ -117,7 +132,11 @@ describe('frontier controller against a synthetic agent of known ability', funct
     for (const seed of seeds) {
       const w = world(seed, 2.5, ['fam-a', 'fam-b'], [['u0', 0], ['u1', 0.4]]);
       assert.equal(trueInBand(w), 0, 'no seed pair starts in the band');
-      for (let g = 0; g < convergeWithin; g++) generation(w, g);
+      const floor = w.archive.activePairs().length;
+      for (let g = 0; g < convergeWithin; g++) {
+        generation(w, g, floor);
+        assert.ok(w.archive.activePairs().length >= floor, `generation ${g}: the archive shrank below its start`);
+      }
       finals.push(trueInBand(w));
       learned.push(buildFrontierModel(w.archive, 'agent', band).moveEffect('environment', 'fam-a', 'easier:knob'));
     }
@@ -129,7 +148,9 @@ describe('frontier controller against a synthetic agent of known ability', funct
   it('eases as readily as it hardens: archives that start far too easy converge too', () => {
     const finals = seeds.map((seed) => {
       const w = world(`easy-${seed}`, -2.5, ['fam-a', 'fam-b', 'fam-c'], [['u0', 0]]);
-      for (let g = 0; g < convergeWithin; g++) generation(w, g);
+      const floor = w.archive.activePairs().length;
+      for (let g = 0; g < convergeWithin; g++) generation(w, g, floor);
+      assert.ok(w.archive.activePairs().length >= floor, 'the archive shrank below its start');
       return trueInBand(w);
     });
     assert.ok(mean(finals) >= 0.55, `mean true in-band share: ${mean(finals).toFixed(2)} (${finals.map((x) => x.toFixed(2)).join(' ')})`);
