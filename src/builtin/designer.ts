@@ -97,9 +97,15 @@ export function mutateEnvironment(parent: EnvironmentSpec, direction: Direction,
   return applyEnvironmentMove(parent, chosen, generation, rng);
 }
 
-/** The port's view of a move: id = lineage operator, with the knob and its values. */
+/**
+ * The port's view of a move: id = lineage operator, with the knob and its values, and how many steps of it the knob's
+ * range allows from here (the controller predicts a child of `times` steps; a plan past the bound would make a shorter
+ * child than the one it predicted: six steps of easier:distractors from 2 distractors make only two).
+ */
 export function designMove(m: EnvironmentMove, family: TaskFamily): DesignMove {
-  return { id: m.operator, direction: m.direction, knob: m.knob, from: m.from, to: m.to, description: `${m.knob} ${m.from} → ${m.to}: ${family.knobs[m.knob].description}` };
+  const def = family.knobs[m.knob];
+  const maxSteps = Math.abs((m.to > m.from ? def.max : def.min) - m.from);
+  return { id: m.operator, direction: m.direction, knob: m.knob, from: m.from, to: m.to, maxSteps, description: `${m.knob} ${m.from} → ${m.to}: ${family.knobs[m.knob].description}` };
 }
 
 export function createBuiltinDesigner(): DesignerRole {

@@ -149,6 +149,18 @@ describe('built-in task families', () => {
     assert.equal(bad.ok, false);
   });
 
+  it('each listed move says how many steps of it the knob range allows (the controller never plans past the bound)', () => {
+    const family = findFamily('log-triage')!;
+    const parent = family.generate({ level: 2 }, createRng(4));
+    const moves = availableMoves(createBuiltinDesigner(), parent);
+    const steps = Object.fromEntries(moves.map((m) => [m.id, m.maxSteps]));
+    // Level 2 is h2 s2 f1 d2 t1: distractors 0..6, hiddenState 0..3, horizon 1..4, feedback 0..2 (harder = down), strictness 0..2.
+    assert.deepEqual(steps, {
+      'harder:horizon': 2, 'easier:horizon': 1, 'harder:hiddenState': 1, 'easier:hiddenState': 2, 'harder:feedback': 1, 'easier:feedback': 1,
+      'harder:distractors': 4, 'easier:distractors': 2, 'harder:strictness': 1, 'easier:strictness': 1,
+    });
+  });
+
   it('refuses to edit a built-in spec without a recorded content seed unless given an rng', () => {
     const parent = findFamily('log-triage')!.generate({ level: 2 }, createRng(4));
     const old = { ...parent, provenance: { ...parent.provenance, source: 'builtin:log-triage' } };
