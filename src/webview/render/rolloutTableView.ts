@@ -160,7 +160,7 @@ export class RolloutTableView extends LitElement {
     const t0 = performance.now();
     const epoch = ++this.epoch;
     const keep = action === 'live' || action === 'more';
-    const first = keep ? this.visible.first : 0;
+    const first = keep ? Math.max(0, this.visible.first) : 0;
     try {
       const w = Math.floor(first / chunk);
       const table = await this.channel.request('rollouts/table', this.params(w * chunk));
@@ -241,6 +241,9 @@ export class RolloutTableView extends LitElement {
   }
 
   private onRange(e: RangeChangedEvent): void {
+    // A virtualizer laid out in a hidden tab reports an empty range (first = last = -1): nothing is on screen, and
+    // keeping it would make the next live update ask for the window before row 0 (a refused negative offset).
+    if (e.first < 0 || e.last < e.first) return;
     this.visible = { first: e.first, last: e.last };
     void this.ensure(e.first, e.last);
   }
