@@ -11,7 +11,10 @@
 //   - "rising" difficulty: a generation's mean measured archive difficulty above the previous one's by more than its se,
 //     counted over generations 0-4 (the demo's) and over the whole run, beside the agent's measured ability;
 //   - user effect = parent minus child success of every evolved user of the final archive, same fresh ids (eval).
-//   node --import=tsx bench/efficacy/run.ts [--seeds 1,2] [--generations 10] [--jobs 2] [--keep DIR]
+//   node --import=tsx bench/efficacy/run.ts [--seeds 1,2] [--generations 10] [--jobs 2] [--keep DIR] [--agent-only]
+// --agent-only skips both evals (about half a seed's cost): the agent's figures come from the run's frozen test set,
+// which eval does not touch; the archive and user columns are then left out. A later bench on the same --keep folder
+// without it adds the evals.
 // --jobs N plays N seeds at once (each seed's run and evals stay in order; a run is the same at any concurrency), and
 // with --keep an interrupted bench picks up the runs and evals it finished (each seed's folder records the commit
 // and load its run was made with).
@@ -37,6 +40,7 @@ const v1ArchiveSize: Record<number, number> = { 1: 34, 2: 35, 3: 32, 4: 35, 5: 3
 const cli = resolve(process.env.COEVOLVE_BENCH_CLI ?? 'dist/cli.js');
 const config = resolve('environments/demo.run.yaml');
 const keep = arg('--keep');
+const agentOnly = process.argv.includes('--agent-only');
 const work = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'coevolve-efficacy-'));
 /** The commit the CLI was built from (the worktree's HEAD, `+dirty` with uncommitted changes); `?` outside git. */
 const commit = ((): string => {
@@ -141,9 +145,10 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     writeFileSync(cached, text);
     return JSON.parse(text) as EvalResult;
   };
-  const short = await evalAt(`g${shortAt}`, ['--generation', String(shortAt), '--agent', String(shortAt)]);
+  const none = { summary: { pairs: Number.NaN, inBandShare: Number.NaN, meanAbsDistance: Number.NaN } } as EvalResult;
+  const short = agentOnly ? none : await evalAt(`g${shortAt}`, ['--generation', String(shortAt), '--agent', String(shortAt)]);
   // With 5 generations the final archive is the generation-4 one: the same pairs and agent, so not played twice.
-  const final = gens.length - 1 === shortAt ? short : await evalAt('final', ['--no-user-effect']);
+  const final = agentOnly ? none : gens.length - 1 === shortAt ? short : await evalAt('final', ['--no-user-effect']);
   const series = gens.map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
   const difficulty = series.slice(0, shortAt + 1);
   const heldOut = gens.map((g) => g.heldOut.test?.score.success ?? Number.NaN);
@@ -204,7 +209,8 @@ async function main(): Promise<void> {
   })));
 
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-  console.log(`# bench:efficacy — demo config, seeds ${seeds.join(', ')}, ${generations} generations, ${jobs} at once, eval n = 20 fresh plays per pair (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
+  console.log(`# bench:efficacy — demo config, seeds ${seeds.join(', ')}, ${generations} generations, ${jobs} at once, ${agentOnly ? 'agent only (no eval)' : 'eval n = 20 fresh plays per pair'} (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
+  if (agentOnly) return printAgentOnly(rows);
   console.log('');
   console.log('| seed | archive (v1) | in band by eval, gen 4 | mean abs(p - 0.5) | loop\'s own, gen 4 | measured difficulty gen 0 → 4 (rising steps) | held-out initial → final | promotions (sig. worse) | evolved users: mean effect (n, outside realism) | in band by eval, final |');
   console.log('|---:|---:|---:|---:|---:|---|---|---:|---|---:|');
@@ -223,6 +229,19 @@ async function main(): Promise<void> {
   const cpu = rows.filter((r) => r.runCpuSec !== null);
   console.log(cpu.length ? `run cost (CLI + its bwrap sandboxes, ${generations} generations): ${cpu.map((r) => `seed ${r.seed} ${r.runCpuSec!.toFixed(0)} s CPU, ${r.runWallSec!.toFixed(0)} s wall at load ${r.loadAtRun.toFixed(1)}`).join('; ')} (the demo's budget: 2 min on 2 cores)` : 'run cost: every run was made by an earlier bench (--keep), not timed');
   console.log(JSON.stringify({ bench: 'efficacy', seeds, generations, rows, userEffect: effect, load: loadavg() }));
+  if (!keep) rmSync(work, { recursive: true, force: true });
+}
+
+/** --agent-only: the agent's table and its means (no eval was played). */
+function printAgentOnly(rows: SeedFigures[]): void {
+  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  printAgentTable(rows);
+  console.log('');
+  console.log(`held-out agent success: initial ${pct(mean(rows.map((r) => r.initial)))}, final ${pct(mean(rows.map((r) => r.final)))}, final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)} (without a paired comparison: ${rows.reduce((s, r) => s + r.unmeasuredPromotions, 0)})`);
+  console.log(`measured difficulty rising (gen mean above the previous by more than its se): gens 0-${shortAt} ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps; whole run ${rows.reduce((s, r) => s + r.risingRun.rising, 0)} of ${rows.reduce((s, r) => s + r.risingRun.steps, 0)} steps; agent ability ${f2(mean(rows.map((r) => r.ability[0])))} → ${f2(mean(rows.map((r) => r.ability[1])))} (seed mean, logit scale)`);
+  const cpu = rows.filter((r) => r.runCpuSec !== null);
+  console.log(cpu.length ? `run cost (CLI + its bwrap sandboxes, ${generations} generations): ${cpu.map((r) => `seed ${r.seed} ${r.runCpuSec!.toFixed(0)} s CPU, ${r.runWallSec!.toFixed(0)} s wall at load ${r.loadAtRun.toFixed(1)}`).join('; ')}` : 'run cost: every run was made by an earlier bench (--keep), not timed');
+  console.log(JSON.stringify({ bench: 'efficacy', agentOnly: true, seeds, generations, rows, load: loadavg() }));
   if (!keep) rmSync(work, { recursive: true, force: true });
 }
 
