@@ -5,7 +5,8 @@ import type { AgentEvolverRole, Proposal } from '../core/roles/ports.js';
 import type { AgentConfig, AgentGenes } from '../core/spec/agent.js';
 import { agentConfigSchema, commandIdioms } from '../core/spec/agent.js';
 import type { AtifStep } from '../core/rollout/trajectory.js';
-import { diagnoseFailure, remedies } from './agentDiagnosis.js';
+import { diagnoseFailure, remedies, type FailureCause } from './agentDiagnosis.js';
+import { findFamily } from './families/registry.js';
 
 export const builtinAgentEvolverLabel = 'built-in gene mutation (not an LLM)';
 
@@ -98,6 +99,29 @@ export function compoundMove(genes: AgentGenes, failures: Failure[]): { genes: A
   return { genes: next, change: ups.map((m) => m.change).join(' + ') };
 }
 
+/** Causes a fumbled command could explain: the solution was never checked, or a check still failed after the last retry. */
+const slipCauses: readonly FailureCause[] = ['unchecked', 'outOfRetries'];
+
+/**
+ * The targeted idiom step: the idiom that the agent's own family playbooks say fits most of the failed plays a
+ * fumble could explain (`slipCauses`), when it is not the current one. In the idiom that fits a family the agent
+ * fumbles several times less there, and no more elsewhere than in any other idiom, so this is the idiom step large
+ * enough for a race to see; a random idiom step fits no failing family as often as one. Ties go to the first in
+ * `commandIdioms` order (deterministic). Undefined when no such failure has a family with a playbook, or the idiom
+ * that fits most is the current one.
+ */
+export function targetedIdiom(genes: AgentGenes, failures: Failure[]): { genes: AgentGenes; change: string } | undefined {
+  const fits = new Map<AgentGenes['idiom'], number>();
+  for (const f of failures) {
+    const best = f.env ? findFamily(f.env.family)?.playbook.bestIdiom : undefined;
+    if (best && diagnoseFailure(f.steps, f.env?.family).some((c) => slipCauses.includes(c))) fits.set(best, (fits.get(best) ?? 0) + 1);
+  }
+  let idiom: AgentGenes['idiom'] | undefined;
+  for (const i of commandIdioms) if ((fits.get(i) ?? 0) > (idiom ? fits.get(idiom)! : 0)) idiom = i;
+  if (!idiom || idiom === genes.idiom) return undefined;
+  return { genes: { ...genes, idiom }, change: `idiom ${genes.idiom}->${idiom}` };
+}
+
 /** A step drawn with probability proportional to its weight. */
 export function diagnosedMutation(genes: AgentGenes, failures: Failure[], rng: Rng, tried: readonly string[] = []): { genes: AgentGenes; change: string } {
   const weighted = moveWeights(genes, failures, tried);
@@ -112,10 +136,14 @@ export function createBuiltinAgentEvolver(): AgentEvolverRole {
     kind: 'builtin',
     label: builtinAgentEvolverLabel,
     propose: async ({ current, failures, generation, rng, tried }): Promise<Proposal<AgentConfig>> => {
-      // The compound step first (the largest detectable change); once it is raced, single diagnosed steps.
+      // The compound step first (the largest detectable change), then the targeted idiom; once both are raced, single
+      // diagnosed steps, none of them a part of a compound already raced (a second slot racing a piece of the first
+      // one's change learns little the first race does not).
       const done = (tried ?? []).map((t) => t.replace(/^mutate:/, ''));
       const compound = compoundMove(current.genes, failures);
-      const { genes, change } = compound && !done.includes(compound.change) ? compound : diagnosedMutation(current.genes, failures, rng, done);
+      const idiom = targetedIdiom(current.genes, failures);
+      const parts = [...new Set(done.flatMap((d) => d.split(' + ')))];
+      const { genes, change } = compound && !done.includes(compound.change) ? compound : idiom && !done.includes(idiom.change) ? idiom : diagnosedMutation(current.genes, failures, rng, parts);
       const root = current.id.replace(/-g\d+-[0-9a-f]{6}$/, '');
       const id = `${root}-g${generation}-${hashString(`${current.id}/${generation}/${change}`).toString(16).padStart(8, '0').slice(0, 6)}`;
       const child = agentConfigSchema.parse({ ...current, id, genes, lineage: { parent: current.id, operator: `mutate:${change}`, generation } });

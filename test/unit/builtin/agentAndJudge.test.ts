@@ -9,7 +9,7 @@ import { findFamily } from '../../../src/builtin/families/registry.js';
 import { resolveKnobs } from '../../../src/builtin/families/family.js';
 import type { EnvironmentSpec } from '../../../src/core/spec/environment.js';
 import { createHeuristicAgent } from '../../../src/builtin/agent/heuristicAgent.js';
-import { compoundMove, createBuiltinAgentEvolver, diagnosedMutation, diagnosisWeight, geneMoves, geneSteps, moveWeights } from '../../../src/builtin/agentEvolver.js';
+import { compoundMove, createBuiltinAgentEvolver, diagnosedMutation, diagnosisWeight, geneMoves, geneSteps, moveWeights, targetedIdiom } from '../../../src/builtin/agentEvolver.js';
 import { diagnoseFailure } from '../../../src/builtin/agentDiagnosis.js';
 import { judgeByRules } from '../../../src/builtin/judge.js';
 import { createRuleBasedUser } from '../../../src/builtin/user/ruleBasedUser.js';
@@ -267,6 +267,33 @@ describe('agent evolver', () => {
     assert.ok(first.ok && first.operator === `mutate:${compoundMove(genes, failures)!.change}`);
     const second = await evolver.propose({ current: config(genes), failures, generation: 1, rng: createRng(1), tried: [first.operator] });
     assert.ok(second.ok && !second.operator.includes(' + '), `a single step once the compound was raced: ${second.ok ? second.operator : ''}`);
+  });
+
+  it('targets the idiom that fits most failing families a fumble explains, then single steps that are no part of a raced compound', async () => {
+    const genes = agentGenesSchema.parse({ askFirst: 0.9, questionBudget: 2, explore: 0.9, verify: 0.6, idiom: 'grep', persistence: 1 });
+    const spec = withFeedback(2);
+    const outOfRetries = await trace({ ...genes, askFirst: 1, questionBudget: 6, verify: 1, persistence: 1 }, 3, { spec, checkFails: true });
+    assert.deepEqual(diagnoseFailure(outOfRetries, spec.family), ['outOfRetries']);
+    const assumed = await trace({ ...genes, askFirst: 0, verify: 1 }, 3);
+    const failed = (family: string, steps: AtifStep[]) => ({ env: { family }, steps });
+    // log-triage fits awk, config-repair sed (the agent's own playbooks): the idiom of the most fumbled failures.
+    assert.equal(targetedIdiom(genes, [failed('log-triage', outOfRetries)])?.change, 'idiom grep->awk');
+    assert.equal(targetedIdiom(genes, [failed('log-triage', outOfRetries), failed('config-repair', outOfRetries), failed('config-repair', outOfRetries)])?.change, 'idiom grep->sed');
+    assert.deepEqual(targetedIdiom(genes, [failed('log-triage', outOfRetries)])?.genes, { ...genes, idiom: 'awk' });
+    assert.equal(targetedIdiom({ ...genes, idiom: 'awk' }, [failed('log-triage', outOfRetries)]), undefined, 'already the idiom that fits');
+    assert.equal(targetedIdiom(genes, [failed('log-triage', assumed)]), undefined, 'an assumed fact is no fumble: no idiom helps');
+    assert.equal(targetedIdiom(genes, [{ steps: outOfRetries }]), undefined, 'no family, no playbook to read');
+    // The role: compound, then the targeted idiom, then a single step that is no part of the raced compound.
+    const evolver = createBuiltinAgentEvolver();
+    const failures = [{ env, steps: outOfRetries, reward: 0 }, { env, steps: assumed, reward: 0 }];
+    const compound = compoundMove(genes, failures)!;
+    assert.equal(compound.change, 'askFirst 0.9->1 + questionBudget 2->3 + persistence 1->2');
+    const second = await evolver.propose({ current: config(genes), failures, generation: 1, rng: createRng(1), tried: [`mutate:${compound.change}`] });
+    assert.ok(second.ok && second.operator === 'mutate:idiom grep->awk', second.ok ? second.operator : '');
+    for (let seed = 0; seed < 20; seed++) {
+      const third = await evolver.propose({ current: config(genes), failures, generation: 1, rng: createRng(seed), tried: [`mutate:${compound.change}`, second.operator] });
+      assert.ok(third.ok && !compound.change.split(' + ').includes(third.operator.replace(/^mutate:/, '')) && third.operator !== second.operator, third.ok ? third.operator : '');
+    }
   });
 
   it('draws the steps that address the diagnosed failures more often, and not a step already raced from this agent', async () => {

@@ -74,7 +74,9 @@ describe('promotion rule (sequential sign test) with a synthetic agent of known 
     assert.equal(raceDecision({ wins: 6, losses: 0, looks: 1 }), 'raced');
     assert.equal(raceDecision({ wins: 9, losses: 1, looks: 1 }), 'promoted');
     assert.equal(raceDecision({ wins: 6, losses: 0, looks: promotionRule.maxLooks }), 'dropped');
-    assert.equal(raceDecision({ wins: 1, losses: 2, looks: 1 }), 'dropped', 'behind: the slot is freed');
+    assert.equal(raceDecision({ wins: 1, losses: 3, looks: 1 }), 'dropped', 'two behind: the slot is freed');
+    assert.equal(raceDecision({ wins: 0, losses: 1, looks: 1 }), 'raced', 'one loss at the first look: one more look');
+    assert.equal(raceDecision({ wins: 1, losses: 2, looks: 2 }), 'dropped', 'behind after two looks');
     assert.equal(raceDecision({ wins: 0, losses: 0, looks: 1 }), 'raced', 'no discordant play yet: one more look');
     assert.equal(raceDecision({ wins: 2, losses: 2, looks: 2 }), 'dropped', 'still not ahead after two looks');
   });
@@ -97,14 +99,18 @@ describe('promotion rule (sequential sign test) with a synthetic agent of known 
     assert.ok(promotionRate('worse', (b) => success(worse, b), 0) <= promotionRule.alpha / 5);
   });
 
-  it('a candidate +0.15 better on the set is promoted with the stated power: >= 0.95 on coupled plays, >= 0.5 half coupled, >= 0.25 independent', () => {
+  it('a candidate +0.15 better on the set is promoted with the stated power: >= 0.95 on coupled plays, >= 0.75 half coupled, >= 0.5 independent; +0.05 coupled >= 0.4', () => {
     const better = abilityFor(0.15);
     assert.ok(Math.abs(meanSuccess(better) - meanSuccess(theta) - 0.15) < 1e-9);
     const coupled = promotionRate('gain/coupled', (b) => success(better, b), 1);
     const half = promotionRate('gain/half', (b) => success(better, b), 0.5);
     const independent = promotionRate('gain/independent', (b) => success(better, b), 0);
     assert.ok(coupled >= 0.95, `coupled power ${coupled}`);
-    assert.ok(half >= 0.5, `half-coupled power ${half}`);
-    assert.ok(independent >= 0.25, `independent power ${independent}`);
+    assert.ok(half >= 0.75, `half-coupled power ${half}`);
+    assert.ok(independent >= 0.5, `independent power ${independent}`);
+    // A small real step (5 points on the set) on coupled plays: races of up to six looks finish most of them.
+    const small = abilityFor(0.05);
+    const smallCoupled = promotionRate('gain/small', (b) => success(small, b), 1);
+    assert.ok(smallCoupled >= 0.4, `+0.05 coupled power ${smallCoupled}`);
   });
 });
