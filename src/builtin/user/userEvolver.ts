@@ -38,9 +38,11 @@ const patienceStep = (harder: boolean): UserMoveDef['apply'] => (b, p) => {
   const scaled = clampTo('patience', harder ? Math.min(b.patience - 1, Math.round(b.patience * userSteps.patienceFactor)) : Math.max(b.patience + 1, Math.round(b.patience / userSteps.patienceFactor)));
   return within('patience', b.patience) && scaled !== b.patience ? { b: { ...b, patience: scaled }, p, from: b.patience, to: scaled } : undefined;
 };
-// upfront → on_request → incremental is the order of less disclosure.
+// upfront → on_request → incremental is the order of less disclosure. An upfront user who answers fully when asked
+// loses nothing by waiting to be asked (the agent asks: 0 of 24 paired plays differed, bench:calibration), so its
+// less disclosure goes to telling one fact per answer.
 const disclosureStep = (delta: number): UserMoveDef['apply'] => (b, p) => {
-  const next = disclosureModes[disclosureModes.indexOf(b.disclosure) + delta];
+  const next = delta > 0 && b.disclosure === 'upfront' ? 'incremental' : disclosureModes[disclosureModes.indexOf(b.disclosure) + delta];
   return next ? { b: { ...b, disclosure: next }, p, from: b.disclosure, to: next } : undefined;
 };
 // expert → intermediate → novice is the order of less precise answers.

@@ -224,10 +224,12 @@ function add(m: Map<string, number>, k: string, p: number): void {
 
 /**
  * The rule the loop uses, fixed before tuning: 16 paired plays per generation for at most 3 generations, alpha 0.05,
- * decided at the schedule's calibrated level (scheduleLevel: p <= 0.0245; the every-play level of 48 plays was 0.0144).
+ * decided at the schedule's calibrated level (scheduleLevel: p <= 0.027; the every-play level of 48 plays was 0.0144).
+ * A child with no more wins than losses is refused at any look, the first included: a child of no effect then costs
+ * one look instead of two (32 paired plays expected instead of 64), for 0.025 of power at 0.15.
  * Stated power (exact, admissionProbability): a child whose paired plays are wins with probability 0.15 and never
- * losses is admitted with probability >= 0.7 (0.745; 0.35 at 0.1, 0.94 at 0.2); a child no harder than its parent
- * with probability <= 0.05 (0.048 at the worst discordance pattern) (test/unit/metrics/userAdmission.test.ts).
+ * losses is admitted with probability >= 0.7 (0.72; 0.33 at 0.1, 0.92 at 0.2); a child no harder than its parent
+ * with probability <= 0.05 (0.0499 at the worst discordance pattern) (test/unit/metrics/userAdmission.test.ts).
  */
-export const userAdmissionRule: AdmissionRule = { alpha: 0.05, maxPaired: 48, playsPerLook: 16, maxLooks: 3, futilityFrom: 2 };
+export const userAdmissionRule: AdmissionRule = { alpha: 0.05, maxPaired: 48, playsPerLook: 16, maxLooks: 3, futilityFrom: 1 };
 export const statedPower = { pWin: 0.15, pLoss: 0, power: 0.7 } as const;

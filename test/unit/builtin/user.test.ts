@@ -260,6 +260,10 @@ describe('seed users and the user evolver', () => {
     // A user who says everything upfront is offered only the moves that change what it says or how long it waits.
     const planner = userMoves(seedUsers().find((u) => u.id === 'upfront-planner')!, 'harder').map((m) => m.id);
     assert.deepEqual(planner.sort(), ['harder:enable_impatience', 'harder:less_disclosure', 'harder:less_patience']);
+    // Its less disclosure is one fact per answer: waiting to be asked changes nothing when it answers fully (the agent asks).
+    const told = userMoves(seedUsers().find((u) => u.id === 'upfront-planner')!, 'harder').find((m) => m.id === 'harder:less_disclosure')!;
+    assert.deepEqual([told.from, told.to], ['upfront', 'incremental']);
+    assert.deepEqual([...userMoves(parent, 'harder')].filter((m) => m.id === 'harder:less_disclosure').map((m) => [m.from, m.to]), [['on_request', 'incremental']]);
     for (const m of moves) {
       const p = applyUserMove(parent, m.id, 3);
       assert.ok(p.ok, m.id);

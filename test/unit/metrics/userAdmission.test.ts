@@ -69,9 +69,9 @@ describe('user admission statistics (sequential sign test on paired plays)', () 
   });
 
   it('computes the worst case of a schedule as brute force over every sign sequence does (a small rule)', () => {
-    const small: AdmissionRule = { alpha: 0.3, maxPaired: 9, playsPerLook: 3, maxLooks: 3, futilityFrom: 2 };
     const within = (nominal: number, w: number, n: number): boolean => signTest(w, n - w, 'greater') <= nominal;
-    for (const nominal of [0.0625, 0.125, 0.19, 0.3125]) {
+    for (const futilityFrom of [1, 2]) for (const nominal of [0.0625, 0.125, 0.19, 0.3125]) {
+      const small: AdmissionRule = { alpha: 0.3, maxPaired: 9, playsPerLook: 3, maxLooks: 3, futilityFrom };
       let worst = 0;
       for (let d1 = 0; d1 <= 3; d1++) for (let d2 = 0; d2 <= 3; d2++) for (let d3 = 0; d3 <= 3; d3++) {
         const m2 = d1 + d2, m3 = m2 + d3;
@@ -79,13 +79,14 @@ describe('user admission statistics (sequential sign test on paired plays)', () 
         for (let signs = 0; signs < 2 ** m3; signs++) {
           const won = (upTo: number): number => { let w = 0; for (let i = 0; i < upTo; i++) w += (signs >> i) & 1; return w; };
           const w1 = won(d1), w2 = won(m2), w3 = won(m3);
-          // Look 1 admits or goes on; look 2 admits, stops a child with no more wins than losses, or goes on; look 3 admits or refuses.
-          const admit = within(nominal, w1, d1) || within(nominal, w2, m2) || (w2 > m2 - w2 && within(nominal, w3, m3));
+          // Each look admits, or (from futilityFrom on) stops a child with no more wins than losses, or goes on; the last admits or refuses.
+          const goesOn1 = futilityFrom > 1 || w1 > d1 - w1;
+          const admit = within(nominal, w1, d1) || (goesOn1 && (within(nominal, w2, m2) || (w2 > m2 - w2 && within(nominal, w3, m3))));
           if (admit) admitted += 2 ** -m3;
         }
         worst = Math.max(worst, admitted);
       }
-      assert.ok(Math.abs(scheduleFalseAdmissionRate(small, nominal) - worst) < 1e-12, `nominal ${nominal}: ${scheduleFalseAdmissionRate(small, nominal)} vs brute force ${worst}`);
+      assert.ok(Math.abs(scheduleFalseAdmissionRate(small, nominal) - worst) < 1e-12, `futility from ${futilityFrom}, nominal ${nominal}: ${scheduleFalseAdmissionRate(small, nominal)} vs brute force ${worst}`);
     }
   });
 
@@ -138,13 +139,15 @@ describe('user admission statistics (sequential sign test on paired plays)', () 
   });
 
   it('stops a flat move early and an undecided child at its last look', () => {
-    assert.deepEqual(admissionDecision(rule, { wins: 0, losses: 0, paired: 16 }, 1).verdict, 'continue');
+    // A first look with more wins than losses goes on; one without is refused (futility from the first look).
+    assert.equal(admissionDecision(rule, { wins: 1, losses: 0, paired: 16 }, 1).verdict, 'continue');
+    assert.equal(admissionDecision(rule, { wins: 0, losses: 0, paired: 16 }, 1).verdict, 'refuse');
     const flat = admissionDecision(rule, { wins: 0, losses: 0, paired: 32 }, 2);
     assert.equal(flat.verdict, 'refuse');
     assert.equal(flat.verdict === 'refuse' && flat.why, 'no_effect');
     const undecided = admissionDecision(rule, { wins: 3, losses: 1, paired: 48 }, 3);
     assert.equal(undecided.verdict === 'refuse' && undecided.why, 'out_of_looks');
-    // Six wins and no loss pass at any look (p = 1/64 below the schedule's level, 0.0245), and so do 8-1 and 10-2;
+    // Six wins and no loss pass at any look (p = 1/64 below the schedule's level, 0.027), and so do 8-1 and 10-2;
     // five do not (p = 1/32). Under the every-play calibration (0.0144) six did not.
     assert.equal(admissionDecision(rule, { wins: 6, losses: 0, paired: 16 }, 1).verdict, 'admit');
     assert.equal(admissionDecision(rule, { wins: 8, losses: 1, paired: 32 }, 2).verdict, 'admit');
