@@ -3,7 +3,7 @@ import { runFileExists, runFileStats } from '../store/runFiles.js';
 import { runRecordRelPath } from '../store/runPaths.js';
 import { TokenIndex } from './tokenIndex.js';
 import { readTranscript } from './transcriptRead.js';
-import { fileKey, summaryKey, type StoredTranscript, type TranscriptStore } from './transcriptStore.js';
+import { fileKey, keepEntry, summaryKey, type StoredTranscript, type TranscriptStore } from './transcriptStore.js';
 
 /**
  * One rollout's transcript as one string: the lowercased text of each step, joined by NUL, with where each step
@@ -14,7 +14,8 @@ interface IndexedRollout {
   starts: number[];
   ids: number[];
   sources: string[];
-  /** summaryKey of the row it was read for. */
+  /** The row it was read for (rows are kept across requests while their summary is the same) and its summaryKey. */
+  row: RolloutRow;
   summary: string;
   /** As kept on disk. */
   stored: StoredTranscript;
@@ -51,6 +52,8 @@ export class TranscriptIndex {
   private readonly queue: RolloutRow[] = [];
   private readonly queued = new Set<string>();
   private building: Promise<void> | undefined;
+  /** The rows of the last ensure, all indexed or queued then. */
+  private lastRows: readonly RolloutRow[] | undefined;
   /** The stored index: undefined until read (once, by the first build), null when there is none to use. */
   private stored: Map<string, StoredTranscript> | null | undefined;
   private storedWasted = 0;
@@ -60,16 +63,21 @@ export class TranscriptIndex {
    * Time spent reading and indexing, rollouts indexed, how many of them came from the stored index, and the time
    * until the texts of everything asked for were in (before the tokens) (for bench:editor).
    */
-  readonly stats = { buildMs: 0, indexed: 0, fromStore: 0, tokenMs: 0 };
+  readonly stats = { buildMs: 0, indexed: 0, fromStore: 0, tokenMs: 0, verifyMs: 0 };
+  /** Rollouts taken from the store whose files are not checked yet (verify). */
+  private unverified: IndexedRollout[] = [];
 
   /** `store`: where the index is kept between sessions (none: read every rollout file each session). */
   constructor(private readonly dir: string, private readonly store?: TranscriptStore) {}
 
   /** Queues the rollouts of `rows` not read yet and resolves when every queued rollout's text is in (searchable). */
   ensure(rows: readonly RolloutRow[]): Promise<void> {
+    // Every request of the table and search asks with the table's rows: the same array while no rollout finished.
+    if (rows === this.lastRows && this.queue.length === 0) return this.building ?? Promise.resolve();
+    this.lastRows = rows;
     for (const row of rows) {
       const known = this.rollouts.get(row.id);
-      if ((known !== undefined && (known === null || known.summary === summaryKey(row))) || this.queued.has(row.id)) continue;
+      if ((known !== undefined && (known === null || known.row === row || known.summary === summaryKey(row))) || this.queued.has(row.id)) continue;
       this.queued.add(row.id);
       this.queue.push(row);
     }
@@ -95,20 +103,54 @@ export class TranscriptIndex {
       if (this.queue.length > 0) await nextTurn();
     }
     this.save();
-    this.tokenizing ??= this.tokenize().finally(() => (this.tokenizing = undefined));
+    this.tokenizing ??= this.verify().then(() => this.tokenize()).finally(() => (this.tokenizing = undefined));
   }
 
+  /** Reads the stored index, its lines parsed in slices (a 10,000-rollout run's is ~25 MB). */
   private async readStore(): Promise<void> {
-    const t0 = performance.now();
+    let t0 = performance.now();
+    let lines: string[] | undefined;
     try {
-      const loaded = this.store?.load();
-      this.stored = loaded?.entries ?? null;
-      this.storedWasted = loaded?.wasted ?? 0;
+      lines = this.store?.lines();
     } catch {
-      this.stored = null; // a cache: unreadable means rebuilt
+      lines = undefined; // a cache: unreadable means rebuilt
     }
-    this.stats.buildMs += performance.now() - t0;
-    await nextTurn();
+    const entries = new Map<string, StoredTranscript>();
+    for (let i = 0; lines && i < lines.length; ) {
+      while (i < lines.length && performance.now() - t0 < sliceMs) this.storedWasted += keepEntry(entries, lines[i++]!);
+      this.stats.buildMs += performance.now() - t0;
+      await nextTurn();
+      t0 = performance.now();
+    }
+    this.stored = lines ? entries : null;
+  }
+
+  /**
+   * Checks that each rollout taken from the store still has the file it was read from (a file changed in place,
+   * which the run writer never does, or replaced by a link), in slices after the texts are in; a rollout whose file
+   * changed is read again, one that became a link or a special file leaves search.
+   */
+  private async verify(): Promise<void> {
+    const changed: RolloutRow[] = [];
+    while (this.unverified.length > 0) {
+      const t0 = performance.now();
+      while (this.unverified.length > 0 && performance.now() - t0 < sliceMs) {
+        const r = this.unverified.pop()!;
+        if (this.rollouts.get(r.row.id) !== r) continue; // read again meanwhile
+        const st = runFileStats(this.dir, runRecordRelPath({ kind: 'rollout', generation: r.row.generation, id: r.row.id }));
+        if (st && fileKey(st) === r.stored.file) continue;
+        this.stored?.delete(r.row.id);
+        this.rollouts.delete(r.row.id);
+        this.storedWasted++;
+        changed.push(r.row);
+      }
+      this.stats.verifyMs += performance.now() - t0;
+      if (this.unverified.length > 0) await nextTurn();
+    }
+    if (changed.length > 0) {
+      this.lastRows = undefined;
+      await this.ensure(changed);
+    }
   }
 
   /** Writes what was read from rollout files since the last write (best effort: it is a cache). */
@@ -141,35 +183,43 @@ export class TranscriptIndex {
 
   private add(row: RolloutRow): void {
     const summary = summaryKey(row);
-    const rel = runRecordRelPath({ kind: 'rollout', generation: row.generation, id: row.id });
-    // The file's identity before it is read: a file changed after this is seen as changed next time.
-    const st = runFileStats(this.dir, rel);
-    if (!st) {
-      if (!runFileExists(this.dir, rel)) return; // not written yet: asked again later
-      this.rollouts.set(row.id, null); // a link, a FIFO: refused
-      return;
-    }
-    const file = fileKey(st);
     const kept = this.stored?.get(row.id);
     let entry: StoredTranscript;
-    if (kept && kept.generation === row.generation && kept.summary === summary && kept.file === file) {
+    let fromStore = false;
+    if (kept && kept.generation === row.generation && kept.summary === summary) {
+      // The same rollout as stored (its summary unchanged): its file is checked after the texts are in (verify).
       entry = kept;
+      fromStore = true;
       this.stats.fromStore++;
     } else {
       if (kept) this.storedWasted++;
+      const rel = runRecordRelPath({ kind: 'rollout', generation: row.generation, id: row.id });
+      // The file's identity before it is read: a file changed after this is seen as changed next time.
+      const st = runFileStats(this.dir, rel);
+      if (!st) {
+        if (!runFileExists(this.dir, rel)) {
+          this.lastRows = undefined; // not written yet: asked again with the next request
+          return;
+        }
+        this.rollouts.set(row.id, null); // a link, a FIFO: refused
+        return;
+      }
       const steps = readTranscript(this.dir, { generation: row.generation, id: row.id });
-      if (steps === 'missing') return;
+      if (steps === 'missing') {
+        this.lastRows = undefined;
+        return;
+      }
       if (steps === 'refused') {
         this.rollouts.set(row.id, null);
         return;
       }
-      entry = { id: row.id, generation: row.generation, summary, file, ids: steps.map((x) => x.id), sources: steps.map((x) => x.source), text: steps.map((x) => x.text.replaceAll(separator, ' ')).join(separator) };
+      entry = { id: row.id, generation: row.generation, summary, file: fileKey(st), ids: steps.map((x) => x.id), sources: steps.map((x) => x.source), text: steps.map((x) => x.text.replaceAll(separator, ' ')).join(separator) };
       this.unsaved.push(entry);
     }
     // Where each step starts in the joined text (none for a rollout without steps).
     const starts: number[] = entry.ids.length > 0 ? [0] : [];
     if (entry.ids.length > 0) for (let i = entry.text.indexOf(separator); i >= 0; i = entry.text.indexOf(separator, i + 1)) starts.push(i + 1);
-    const indexed: IndexedRollout = { text: entry.text, starts, ids: entry.ids, sources: entry.sources, summary, stored: entry };
+    const indexed: IndexedRollout = { text: entry.text, starts, ids: entry.ids, sources: entry.sources, row, summary, stored: entry };
     const before = this.docOf.get(row.id);
     if (before !== undefined) {
       // Played again (a new summary): the old document stays numbered but is never a hit again.
@@ -179,6 +229,7 @@ export class TranscriptIndex {
     const doc = this.docs.push(indexed) - 1;
     this.docOf.set(row.id, doc);
     this.rollouts.set(row.id, indexed);
+    if (fromStore) this.unverified.push(indexed);
     this.stats.indexed++;
   }
 

@@ -61,6 +61,20 @@ function checked(v: unknown): StoredTranscript | undefined {
   return { id: o['id'], generation: o['generation'] as number, summary: o['summary'], file: o['file'], ids: o['ids'], sources: o['sources'], text: o['text'] };
 }
 
+/** Parses one stored line into `entries` (the last line of a rollout wins); 1 when the line was of no use. */
+export function keepEntry(entries: Map<string, StoredTranscript>, line: string): number {
+  let entry: StoredTranscript | undefined;
+  try {
+    entry = checked(JSON.parse(line));
+  } catch {
+    entry = undefined; // a torn last line (a viewer stopped mid-append), or damage
+  }
+  if (!entry) return 1;
+  const dup = entries.has(entry.id) ? 1 : 0;
+  entries.set(entry.id, entry);
+  return dup;
+}
+
 /** Opens a file of the cache folder without following a link at its name, and checks it is a plain file of its own. */
 function openPlain(path: string, flags: number): number | undefined {
   let fd: number;
@@ -95,6 +109,16 @@ export class TranscriptStore {
 
   /** The stored entries, by rollout id, and how many lines were of no use (dropped, duplicated); none if no usable file. */
   load(): { entries: Map<string, StoredTranscript>; wasted: number } | undefined {
+    const lines = this.lines();
+    if (!lines) return undefined;
+    const entries = new Map<string, StoredTranscript>();
+    let wasted = 0;
+    for (const line of lines) wasted += keepEntry(entries, line);
+    return { entries, wasted };
+  }
+
+  /** The entry lines of the file (after its header), unparsed; undefined when there is no usable file. */
+  lines(): string[] | undefined {
     const fd = openPlain(this.path, constants.O_RDONLY);
     if (fd === undefined) return undefined;
     let text: string;
@@ -114,25 +138,7 @@ export class TranscriptStore {
     }
     const lines = text.split('\n');
     if (lines[0] !== this.header) return undefined; // another format, or a hash collision: not this run's
-    const entries = new Map<string, StoredTranscript>();
-    let wasted = 0;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (line === '') continue;
-      let entry: StoredTranscript | undefined;
-      try {
-        entry = checked(JSON.parse(line));
-      } catch {
-        entry = undefined; // a torn last line (a viewer stopped mid-append), or damage
-      }
-      if (!entry) {
-        wasted++;
-        continue;
-      }
-      if (entries.has(entry.id)) wasted++;
-      entries.set(entry.id, entry);
-    }
-    return { entries, wasted };
+    return lines.slice(1).filter((l) => l !== '');
   }
 
   /** Adds entries at the end of the file (one write); starts the file when there is none. */

@@ -109,8 +109,10 @@ describe('transcript index kept between sessions (TranscriptStore): used when va
     const second = session();
     assert.deepEqual((await search(second, 'zebracorn')).hits.map((h) => h.row.id), ['grown-1']);
     assert.deepEqual((await search(second, 'quaggasong')).hits.map((h) => h.row.id), [b!.id]);
+    assert.equal(index(second).stats.fromStore, rows.length - 1, 'all but the replayed rollout taken from the store');
+    // A file changed in place keeps its summary: its stored text is used until the files are checked, after the texts.
+    await index(second).settled();
     assert.deepEqual((await search(second, 'okapisong')).hits.map((h) => h.row.id), [c!.id]);
-    assert.equal(index(second).stats.fromStore, rows.length - 2, 'all but the replayed and the changed rollout from the store');
 
     // The file was rewritten without the stale lines: a third session reads every rollout from it.
     await index(second).settled();
@@ -166,6 +168,22 @@ describe('transcript index kept between sessions (TranscriptStore): used when va
     assert.equal((await search(second, 'zebracorn')).total, 1);
     await index(second).settled();
     assert.equal(readFileSync(target, 'utf8'), 'do not touch\n');
+
+    // A stored rollout whose file became a link to a file outside the run: its text leaves search once the files
+    // are checked, and what the link leads to is never read.
+    const [, victim] = second.rows(second.runs.get(runDir));
+    const secretFile = join(outside, 'secret.json');
+    const rec = JSON.parse(readFileSync(runRecordPath(runDir, { kind: 'rollout', generation: victim!.generation, id: victim!.id }), 'utf8')) as { steps: { message: string }[] } & Record<string, unknown>;
+    writeFileSync(secretFile, JSON.stringify({ ...rec, steps: rec.steps.map((st) => ({ ...st, message: 'secretword' })) }));
+    const victimPath = runRecordPath(runDir, { kind: 'rollout', generation: victim!.generation, id: victim!.id });
+    rmSync(victimPath);
+    symlinkSync(secretFile, victimPath);
+    const fourth = session();
+    await search(fourth, 'e');
+    await index(fourth).settled();
+    assert.equal((await search(fourth, 'secretword')).total, 0, 'the link is not read');
+    const victimHits = (await search(fourth, 'e')).hits.map((h) => h.row.id);
+    assert.ok(!victimHits.includes(victim!.id), 'the linked rollout left search');
 
     // The cache folder itself a link: nothing is written through it, and search still answers.
     const elsewhere = join(outside, 'cache-target');
