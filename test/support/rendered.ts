@@ -110,3 +110,24 @@ export async function mouseOnlyControls(page: Page): Promise<string[]> {
     await cdp.detach();
   }
 }
+
+/** A CSS colour as VS Code writes its theme variables (#rrggbb, #rrggbbaa, rgb(), rgba()) as [r, g, b, alpha], or null. */
+function parseColour(c: string): [number, number, number, number] | null {
+  const hex = /^#([0-9a-f]{6})([0-9a-f]{2})?$/i.exec(c.trim());
+  if (hex) return [0, 2, 4].map((i) => Number.parseInt(hex[1]!.slice(i, i + 2), 16)).concat(hex[2] ? Number.parseInt(hex[2], 16) / 255 : 1) as [number, number, number, number];
+  const fn = /^rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)(?:[\s,/]+([\d.]+))?\s*\)$/i.exec(c.trim());
+  return fn ? [Number(fn[1]), Number(fn[2]), Number(fn[3]), fn[4] === undefined ? 1 : Number(fn[4])] : null;
+}
+
+/** The WCAG contrast ratio of a text colour drawn over an opaque background (a translucent text colour blended onto it); 0 if either is unreadable. */
+export function contrastRatio(text: string, background: string): number {
+  const fg = parseColour(text), bg = parseColour(background);
+  if (!fg || !bg) return 0;
+  const blended = [0, 1, 2].map((i) => fg[i]! * fg[3] + bg[i]! * (1 - fg[3]));
+  const luminance = (rgb: number[]): number => {
+    const [r, g, b] = rgb.map((v) => v / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [hi, lo] = [luminance(blended), luminance(bg)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}

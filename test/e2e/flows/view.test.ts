@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { openRun } from '../../../src/store/runReader.js';
 import { freeLoopbackPort, launchBrowser, type BrowserSession } from '../../support/codeServer.js';
 import { makeRun } from '../../fixtures/makeRun.js';
-import { drawnBars } from '../../support/rendered.js';
+import { contrastRatio, drawnBars } from '../../support/rendered.js';
 import { cspViolations, startRun, startView, watchCsp, writeBundle, type BackgroundRun, type ViewProcess } from '../support/viewProcess.js';
 
 const shots = process.env.COEVOLVE_E2E_SCREENSHOTS ?? join(__dirname, '../../../artifacts/screenshots');
@@ -317,17 +317,6 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     }
   });
 });
-
-/** The WCAG contrast ratio of two #rrggbb colours. */
-function contrastRatio(a: string, b: string): number {
-  const luminance = (hex: string): number => {
-    const [r, g, bl] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
-    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-  };
-  if (!/^#[0-9a-f]{6}/i.test(a) || !/^#[0-9a-f]{6}/i.test(b)) return 0;
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
-  return (hi + 0.05) / (lo + 0.05);
-}
 
 async function waitForHttp(page: Page, url: string): Promise<void> {
   for (let i = 0; i < 50; i++) {
