@@ -4,15 +4,10 @@ import { join } from 'node:path';
 import { makeRun } from '../../fixtures/makeRun.js';
 import { copyFixtureWorkspace, launchBrowser, type BrowserSession } from '../../support/codeServer.js';
 import { contrastRatio, cspViolations, drawnBars, webviewFrame } from '../../support/rendered.js';
+import { required } from '../support/session.js';
 import { Workbench } from '../support/workbench.js';
 
 const root = join(__dirname, '../../..');
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the e2e flows through test/e2e/run.mjs`);
-  return value;
-}
 
 /**
  * The panels in VS Code's own high-contrast themes, chosen the way a user keeps one for a folder (the workspace's

@@ -10,7 +10,7 @@ export interface E2eSession {
   workspace: string;
 }
 
-function required(name: string): string {
+export function required(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set: run the e2e flows through test/e2e/run.mjs, which starts code-server`);
   return value;
