@@ -47,7 +47,8 @@ export interface StatusChange {
 
 /**
  * Confident retirement and quarantine: a pair with enough of its own evidence that is too easy (P(p > high) >= c) is
- * retired, too hard (P(p < low) >= c) is quarantined; most confident first, never below `minArchive` active pairs.
+ * retired, too hard (P(p < low) >= c) is quarantined; most confident first, never below `minArchive` active pairs
+ * and never the last one: a run whose archive empties plays nothing in its next generations and still "completes".
  * A quarantined pair whose evidence is no longer too hard for a new agent (old plays faded) comes back.
  */
 export function selectByEvidence(archive: Archive, model: FrontierModel, minArchive: number): StatusChange[] {
@@ -66,8 +67,9 @@ export function selectByEvidence(archive: Archive, model: FrontierModel, minArch
     .filter(({ post }) => (post.class === 'too_easy' || post.class === 'too_hard') && post.weightedPlays >= evidenceRules.minPlaysToDecide)
     .sort((a, b) => Math.max(b.post.pAbove, b.post.pBelow) - Math.max(a.post.pAbove, a.post.pBelow) || a.p.pairId.localeCompare(b.p.pairId));
   let active = archive.activePairs().length;
+  const floor = Math.max(1, minArchive);
   for (const { p, post } of decided) {
-    if (active <= minArchive) break;
+    if (active <= floor) break;
     if (post.class === 'too_easy') {
       p.retired = 'too_easy';
       changes.push({ pair: p, to: 'retired' });

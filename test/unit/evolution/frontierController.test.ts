@@ -188,4 +188,18 @@ describe('steering spreads children and learns direction-only moves', () => {
     assert.ok(Math.abs(byDirection - direct) < 0.05, `"harder" ${byDirection.toFixed(2)} vs harder:knob ${direct.toFixed(2)}`);
     assert.equal(model.moveEffect('environment', 'fam-b', 'harder'), 0.35, 'an unseen family keeps the prior');
   });
+
+  it('never retires or quarantines the last active pair, even with minArchive 0', () => {
+    // A one-pair run whose pair is confidently too easy and whose child slot went to a user: retiring the pair left
+    // the next generations with nothing to play (seen in the trainer-hook run test).
+    for (const [successes, to] of [[8, 'too easy'], [0, 'too hard']] as const) {
+      const w = world(`last-${to}`, 0, ['fam-a'], [['u0', 0]]);
+      const only = w.archive.activePairs()[0]!;
+      w.archive.addOutcomes(only, 'agent', successes, 8);
+      const model = buildFrontierModel(w.archive, 'agent', band);
+      assert.equal(model.posterior.get(only.pairId)!.class, to.replace(' ', '_'), `the pair is confidently ${to}`);
+      assert.deepEqual(selectByEvidence(w.archive, model, 0), [], `a ${to} last pair stays`);
+      assert.equal(w.archive.activePairs().length, 1);
+    }
+  });
 });
