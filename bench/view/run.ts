@@ -65,7 +65,8 @@ const drawnProbe = (drawn: string, arg: unknown): string => `(() => {
   requestAnimationFrame(tick);
 })();`;
 
-const rpcEntry = /\/(api\/)?rpc$/;
+// The page's first data request: a POST to /api/rpc (or /rpc in the editor harness), or the preloaded GET of it.
+const rpcEntry = /\/(api\/)?rpc(\?|$)/;
 
 /** Navigation to "the data is drawn", in ms, for a cold load and three warm ones. */
 async function timeLoads<A>(browser: Browser, url: string, drawn: string, arg: A): Promise<Loads> {

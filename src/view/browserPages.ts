@@ -21,8 +21,14 @@ export const browserCsp = [
 
 const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** A page's HTML. It carries no data: the app reads its target from the URL and asks the host for everything. */
-export function browserPageHtml(file: string, host: 'http' | 'static', commands: string[] = []): string {
+/**
+ * A page's HTML. Module scripts run after the document is parsed wherever they stand, so they are in the head: the
+ * browser asks for the stylesheets, the bundle and then the preloaded data in that order, and the server (one
+ * request at a time) sends the bundle before it starts on the data. It carries no data: the app reads its target from the URL and asks the host for everything. A
+ * server names the page's first request (`preload`, a GET URL of /api/rpc from firstRequest.ts) so the browser
+ * fetches it alongside the bundle instead of after it has run.
+ */
+export function browserPageHtml(file: string, host: 'http' | 'static', commands: string[] = [], preload?: string): string {
   const p = browserPages[file];
   if (!p) throw new Error(`no browser page ${file}`);
   // The frame-ancestors directive only works as a header; a meta CSP ignores it, so it is left out here.
@@ -39,13 +45,13 @@ export function browserPageHtml(file: string, host: 'http' | 'static', commands:
     <meta name="coevolve-page" content="${p.page}">
     <meta name="coevolve-commands" content="${escapeAttr(commands.join(' '))}">
     ${styles}
-    <title>${escapeAttr(p.title)}</title>
+    <script type="module" src="assets/hostNav.js"></script>
+    <script type="module" src="assets/${escapeAttr(p.script)}"></script>
+    ${preload ? `<link rel="preload" as="fetch" crossorigin="anonymous" href="${escapeAttr(preload)}" data-coevolve-request>\n    ` : ''}<title>${escapeAttr(p.title)}</title>
   </head>
   <body>
     <nav class="host-nav" aria-label="Coevolve"></nav>
     <${p.element} id="app"></${p.element}>
-    <script type="module" src="assets/hostNav.js"></script>
-    <script type="module" src="assets/${escapeAttr(p.script)}"></script>
   </body>
 </html>`;
 }

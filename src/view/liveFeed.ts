@@ -26,14 +26,15 @@ export class LiveFeed {
   private readonly sizes = new Map<string, number>();
   private readonly curations = new Map<string, string>();
   private timers: NodeJS.Timeout[] = [];
+  private scanning = false;
 
   constructor(private readonly runs: ServedRuns, private readonly keep = 2000) {
     runs.registry.onDidChange((dir, events) => this.onEvents(dir, events));
   }
 
   start(tailMs = 500, listMs = 2000): void {
-    this.timers.push(setInterval(() => this.tail(), tailMs), setInterval(() => this.scanListing(), listMs));
-    this.scanListing();
+    this.timers.push(setInterval(() => this.tail(), tailMs), setInterval(() => void this.scanListing(), listMs));
+    this.scanSlice(this.runs.listed());
   }
 
   stop(): void {
@@ -57,9 +58,29 @@ export class LiveFeed {
     this.push({ kind: 'notification', method: 'run/changed', params: { runDir } });
   }
 
-  private scanListing(): void {
+  /**
+   * Checks every listed run in slices of `slice` runs that give the event loop back between them: a thousand runs
+   * are two thousand stats (a few hundred ms under load), and one block of them every two seconds held whatever page
+   * request arrived meanwhile. A scan still under way when the timer fires again is not started twice.
+   */
+  private async scanListing(slice = 50): Promise<void> {
+    if (this.scanning) return;
+    this.scanning = true;
+    try {
+      const listed = this.runs.listed();
+      for (let i = 0; i < listed.length; i += slice) {
+        if (i > 0) await new Promise<void>((r) => setImmediate(r));
+        if (this.timers.length === 0) return; // stopped
+        this.scanSlice(listed.slice(i, i + slice));
+      }
+    } finally {
+      this.scanning = false;
+    }
+  }
+
+  private scanSlice(runs: readonly { dir: string }[]): void {
     const opened = new Set(this.runs.opened().map((o) => o.dir));
-    for (const { dir } of this.runs.listed()) {
+    for (const { dir } of runs) {
       const curation = stampOf(runLayout.curation(dir));
       const curationBefore = this.curations.get(dir);
       this.curations.set(dir, curation);

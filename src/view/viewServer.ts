@@ -10,6 +10,7 @@ import type { HostMessage, RequestMethod } from '../webview/protocol.js';
 import { parseWebviewMessage } from '../webview/protocolSchemas.js';
 import { loadAssets, webviewAssetsDir } from './assets.js';
 import { browserCsp, browserPageHtml, browserPages } from './browserPages.js';
+import { firstRequestOf, preloadMethods, requestUrl } from '../webview/firstRequest.js';
 import { LiveFeed } from './liveFeed.js';
 import { hostAllowed, isLoopbackHost, makeToken, originAllowed, sameSecret } from './requestGuard.js';
 import { loginPageHtml } from './loginPage.js';
@@ -97,11 +98,17 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
     return c.redirect('/index.html', 303);
   });
 
-  app.get('/', (c) => c.html(browserPageHtml('index.html', 'http', commands)));
+  // Each page names its first request for the browser to preload (firstRequest.ts); the HTML holds no data.
+  const pageHtml = (file: string, search: string): string => {
+    const page = browserPages[file]?.page;
+    const first = page ? firstRequestOf(page, search) : undefined;
+    return browserPageHtml(file, 'http', commands, first ? requestUrl(first.method, first.params) : undefined);
+  };
+  app.get('/', (c) => c.html(pageHtml('index.html', new URL(c.req.url).search)));
   app.get('/:page{[a-z]+\\.html}', (c) => {
     const page = c.req.param('page');
     if (!Object.hasOwn(browserPages, page)) return c.notFound();
-    return c.html(browserPageHtml(page, 'http', commands));
+    return c.html(pageHtml(page, new URL(c.req.url).search));
   });
   app.get('/assets/:name', (c) => {
     const asset = assets.get(c.req.param('name'));
@@ -120,6 +127,24 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
     const reply = await answer(raw);
     c.header('Cache-Control', 'no-store');
     return reply ? c.json(reply, reply.kind === 'response' && !reply.ok ? 400 : 200) : c.body(null, 204);
+  });
+
+  // A page's preloaded first request: the same envelope as a POST, for the read methods a page preloads only.
+  app.get('/api/rpc', async (c) => {
+    const method = c.req.query('method') ?? '';
+    const params = c.req.query('params') ?? '';
+    if (!(preloadMethods as readonly string[]).includes(method) || params.length > 4096) return c.json({ kind: 'response', id: 0, ok: false, error: 'GET answers only the read requests a page preloads; POST the others' }, 405);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(params);
+    } catch {
+      return c.json({ kind: 'response', id: 0, ok: false, error: 'params are not JSON' }, 400);
+    }
+    // The page asked for its bundle just before this: those requests are answered first (they take no time).
+    await new Promise<void>((r) => setImmediate(r));
+    const reply = await answer({ kind: 'request', id: 0, method, params: parsed });
+    c.header('Cache-Control', 'no-store');
+    return c.json(reply ?? { kind: 'response', id: 0, ok: false, error: 'not a request' }, reply?.kind === 'response' && !reply.ok ? 400 : 200);
   });
 
   const answer = async (raw: unknown): Promise<HostMessage | undefined> => {

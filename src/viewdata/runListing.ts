@@ -6,7 +6,7 @@ import { runLayout } from '../store/layout.js';
 import { runFileLimits, readRunJson } from '../store/runFiles.js';
 import { runRecordRelPath } from '../store/runPaths.js';
 import { isRunAlive, type RunStatus } from '../store/runReader.js';
-import type { RequestParamsOf, RunChoice, RunsWindow } from '../webview/protocol.js';
+import type { RequestParamsOf, RunChoice, RunName, RunsWindow } from '../webview/protocol.js';
 import type { RunResolver } from './runRegistry.js';
 
 /** What a runs list (and the Runs tree's root) shows of a run, read without its event log. */
@@ -27,8 +27,10 @@ const tailBytes = [4 * 1024, 64 * 1024];
  * a list of a thousand runs costs a few thousand small reads; rows are cached until the run's files change.
  */
 export function runChoice(dir: string, manifest: RunManifest, ref: string): RunChoice {
-  return { runDir: ref, label: manifest.name, description: `${manifest.startedAt.replace('T', ' ').slice(0, 16)} · ${manifest.runId}`, ...runFacts(dir, manifest) };
+  return { runDir: ref, label: manifest.name, description: descriptionOf(manifest), ...runFacts(dir, manifest) };
 }
+
+const descriptionOf = (m: RunManifest): string => `${m.startedAt.replace('T', ' ').slice(0, 16)} · ${m.runId}`;
 
 /** A run's row facts, cached until its event log changes (a running run's status is checked every time). */
 export function runFacts(dir: string, manifest: RunManifest): RunFacts {
@@ -48,18 +50,36 @@ export function runChoices(runs: RunResolver): RunChoice[] {
 }
 
 /**
- * `runChoices`, giving the event loop back every `slice` runs: the first list of a thousand runs reads a few thousand
- * files (seconds under load), and a server answering one request at a time would hold every other page's requests
- * (its assets included) until it is done.
+ * `fn` over `items`, giving the event loop back whenever a slice has taken `budgetMs`: the first list of a thousand
+ * runs reads a few thousand files (seconds under load), and a server answering one request at a time would hold
+ * every other page's requests (its assets included) until it is done. A budget of time, not of runs: a run's reads
+ * cost ten times more on a loaded machine, and 50 runs per slice held the next page's assets 0.3 s there.
  */
-export async function runChoicesYielding(runs: RunResolver, slice = 50): Promise<RunChoice[]> {
-  const listed = runs.listed();
-  const out: RunChoice[] = [];
-  for (let i = 0; i < listed.length; i += slice) {
-    if (i > 0) await new Promise<void>((r) => setImmediate(r));
-    for (const r of listed.slice(i, i + slice)) out.push(runChoice(r.dir, r.manifest, runs.refOf(r.dir)));
+async function mapYielding<T, R>(items: readonly T[], fn: (item: T) => R, budgetMs = 8): Promise<R[]> {
+  const out: R[] = [];
+  let sliceStart = performance.now();
+  for (const item of items) {
+    if (performance.now() - sliceStart > budgetMs) {
+      await new Promise<void>((r) => setImmediate(r));
+      sliceStart = performance.now();
+    }
+    out.push(fn(item));
   }
   return out;
+}
+
+/** `runChoices`, giving the event loop back as it goes (mapYielding). */
+export function runChoicesYielding(runs: RunResolver, budgetMs?: number): Promise<RunChoice[]> {
+  return mapYielding(runs.listed(), (r) => runChoice(r.dir, r.manifest, runs.refOf(r.dir)), budgetMs);
+}
+
+/**
+ * Every run as a picker names it (the dashboard's compare picker): manifest and status only. The status is the
+ * tail of the event log; no metrics file is read (a row's metrics cost ~6 ms per run under load, seconds for a
+ * thousand runs that a picker never shows).
+ */
+export function runNamesYielding(runs: RunResolver, budgetMs?: number): Promise<RunName[]> {
+  return mapYielding(runs.listed(), ({ dir, manifest: m }) => ({ runDir: runs.refOf(dir), label: m.name, description: descriptionOf(m), name: m.name, runId: m.runId, startedAt: m.startedAt, status: statusOf(dir) }), budgetMs);
 }
 
 /**

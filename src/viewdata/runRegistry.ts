@@ -26,7 +26,7 @@ export interface RunResolver {
   /** The live run a reference names; throws when it names none. */
   get(ref: string): LiveRun;
   /** The run directories the host shows, newest first, with their manifests (no event log is read). */
-  listed(): { dir: string; manifest: RunManifest }[];
+  listed(): readonly { dir: string; manifest: RunManifest }[];
   /** The reference of a listed run directory. */
   refOf(dir: string): string;
   /** The path a viewer shows (and the editor opens) for a file of a run. */

@@ -11,7 +11,7 @@ import { RunOutline } from './runOutline.js';
 import { RolloutTableIndex, rolloutRow, rowPasses } from './rolloutTable.js';
 import { rolloutView } from './rolloutView.js';
 import { specView } from './specView.js';
-import { runChoicesYielding, runsWindow } from './runListing.js';
+import { runChoicesYielding, runNamesYielding, runsWindow } from './runListing.js';
 import type { RunResolver } from './runRegistry.js';
 import { TranscriptIndex } from './transcriptSearch.js';
 import { defaultTranscriptCache, TranscriptStore } from './transcriptStore.js';
@@ -140,6 +140,7 @@ export class ViewData {
       return dashboardView(run, compare, (d) => this.runs.refOf(d));
     },
     'runs/list': () => runChoicesYielding(this.runs),
+    'runs/names': () => runNamesYielding(this.runs),
     'runs/page': (p) => runsWindow(this.runs, p),
     'rollouts/table': (p) => {
       const live = this.runs.get(p.runDir);

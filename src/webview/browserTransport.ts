@@ -7,6 +7,7 @@ import type { CommandMethod, DashboardView, RequestMethod, RequestParamsOf, Roll
 import { browserLinks, safeKey, stateFromUrl, urlOfState, type BrowserPage } from './browserLinks.js';
 import { datasetList, type RunDataset } from '../viewdata/datasetItems.js';
 import { facetsOf, queryRolloutTable } from '../viewdata/rolloutTable.js';
+import { requestUrl } from './firstRequest.js';
 
 export interface HostTransport {
   kind: 'vscode' | 'http' | 'static';
@@ -60,6 +61,13 @@ export function browserTransport(): HostTransport {
     return m.method === 'state/changed';
   };
   const answerStatic = staticAnswerer();
+  // The requests the server preloaded for this page (firstRequest.ts): each is fetched once with its GET URL, which
+  // the browser answers from the preload; any other request (or a second identical one) is a POST.
+  const preloaded = new Set([...document.querySelectorAll<HTMLLinkElement>('link[rel="preload"][data-coevolve-request]')].map((l) => l.getAttribute('href')));
+  const rpc = (m: Envelope): Promise<unknown> => {
+    const url = requestUrl(m.method ?? '', m.params);
+    return preloaded.delete(url) ? getRpc(url) : postRpc(m);
+  };
   return {
     kind,
     post: (raw) => {
@@ -74,7 +82,7 @@ export function browserTransport(): HostTransport {
         return;
       }
       if (m.kind !== 'request' || typeof m.id !== 'number') return;
-      answer(m.id, () => (kind === 'http' ? postRpc(m).then(unwrap) : answerStatic(m.method ?? '', m.params)));
+      answer(m.id, () => (kind === 'http' ? rpc(m).then(unwrap) : answerStatic(m.method ?? '', m.params)));
     },
     onMessage: (d) => {
       deliver = d;
@@ -89,6 +97,14 @@ export function browserTransport(): HostTransport {
 
 async function postRpc(m: Envelope): Promise<unknown> {
   const res = await fetch('api/rpc', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(m), credentials: 'same-origin' });
+  const text = await res.text();
+  if (!res.ok && !text.startsWith('{')) throw new Error(`coevolve view answered ${res.status}: ${text.slice(0, 200)}`);
+  return JSON.parse(text) as unknown;
+}
+
+/** A preloaded read request: the same fetch mode and credentials as the `<link rel="preload" crossorigin>`. */
+async function getRpc(url: string): Promise<unknown> {
+  const res = await fetch(url, { credentials: 'same-origin' });
   const text = await res.text();
   if (!res.ok && !text.startsWith('{')) throw new Error(`coevolve view answered ${res.status}: ${text.slice(0, 200)}`);
   return JSON.parse(text) as unknown;
@@ -143,6 +159,8 @@ function staticAnswerer(): (method: string, params: unknown) => Promise<unknown>
     switch (method) {
       case 'runs/list':
         return runs();
+      case 'runs/names':
+        return (await runs()).map(({ runDir, label, description, name, runId, startedAt, status }) => ({ runDir, label, description, name, runId, startedAt, status }));
       case 'runs/page': {
         const p = params as RequestParamsOf<'runs/page'>;
         const all = await runs();

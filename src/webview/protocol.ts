@@ -163,6 +163,9 @@ export interface DashboardView {
   compare: RunOverview | null;
 }
 
+/** A run as a picker of runs names it: no metrics read. */
+export type RunName = Pick<RunChoice, 'runDir' | 'label' | 'description' | 'name' | 'runId' | 'startedAt' | 'status'>;
+
 export interface RunChoice {
   runDir: string;
   label: string;
@@ -281,6 +284,7 @@ export interface RequestResults {
   'rollout/get': RolloutView;
   'dashboard/get': DashboardView;
   'runs/list': RunChoice[];
+  'runs/names': RunName[];
   'runs/page': RunsWindow;
   'rollouts/table': RolloutTable;
   'rollouts/search': SearchResult;

@@ -63,6 +63,8 @@ export const requestParams = {
   'rollout/get': rolloutRefSchema,
   'dashboard/get': z.strictObject({ runDir: z.string().min(1).max(4096), compareRunDir: z.string().min(1).max(4096).optional() }),
   'runs/list': z.strictObject({}),
+  /** Every run's name, id, start and status, without its metrics (a picker of runs: a few small reads per run). */
+  'runs/names': z.strictObject({}),
   /** A window of the runs list (newest first): only its rows are read, so a list of thousands of runs opens at once. */
   'runs/page': z.strictObject({ offset: z.number().int().min(0).max(10_000_000), limit: z.number().int().min(1).max(1000) }),
   /** The flat rollout table across generations: filtered, sorted, one page of rows. */

@@ -69,7 +69,7 @@ export class DashboardPanels implements vscode.Disposable {
     const endpoint: WebviewEndpoint = {
       requests: {
         'dashboard/get': this.data.handlers['dashboard/get'],
-        'runs/list': this.data.handlers['runs/list'],
+        'runs/names': this.data.handlers['runs/names'],
         'rollouts/table': this.data.handlers['rollouts/table'],
         'rollouts/search': this.data.handlers['rollouts/search'],
         'rollout/get': this.data.handlers['rollout/get'],

@@ -13,7 +13,7 @@ import { html, LitElement, nothing, type PropertyValues, type TemplateResult } f
 import type uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { operatorLabel, runLabel, runTitle } from '../names.js';
-import type { DashboardPanelState, DashboardView, LineageNode, RunChoice, SpecView } from '../protocol.js';
+import type { DashboardPanelState, DashboardView, LineageNode, RunName, SpecView } from '../protocol.js';
 import { chartsFor, seriesOf } from '../render/chartSpecs.js';
 import { compareTable } from '../render/comparePanel.js';
 import { lineageDetail, lineageTree, type LineageHandlers } from '../render/lineagePanel.js';
@@ -43,7 +43,7 @@ export class RunDashboard extends LitElement {
 
   declare view: DashboardView | undefined;
   declare error: string | undefined;
-  declare runs: RunChoice[];
+  declare runs: RunName[];
   declare genA: number;
   declare genB: number;
   declare tab: Tab;
@@ -54,6 +54,8 @@ export class RunDashboard extends LitElement {
   private channel!: HostChannel;
   private state!: DashboardPanelState;
   private plots: uPlot[] = [];
+  /** Bumped by every drawCharts: charts left for later by an earlier one are not mounted. */
+  private chartEpoch = 0;
   private resizeObserver: ResizeObserver | undefined;
 
   constructor() {
@@ -95,7 +97,7 @@ export class RunDashboard extends LitElement {
     void this.load().finally(async () => {
       await this.updateComplete;
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      this.runs = await this.channel.request('runs/list', {}).catch(() => this.runs);
+      this.runs = await this.channel.request('runs/names', {}).catch(() => this.runs);
     });
   }
 
@@ -146,21 +148,37 @@ export class RunDashboard extends LitElement {
     return this.querySelector<RolloutTableView>('coevolve-rollout-table');
   }
 
+  /**
+   * Mounts the overview's charts: the ones on the first screen at once, the rest after that screen is painted (a
+   * uPlot costs tens of ms, more under load, and twelve of them held the first screen until all were drawn). Every
+   * chart's width and position is read in one pass before any is mounted, so the layout is computed once.
+   */
   private drawCharts(): void {
     for (const p of this.plots) p.destroy();
     this.plots = [];
+    const epoch = ++this.chartEpoch;
     const v = this.view;
     if (!v || this.tab !== 'overview') return;
     const runs = [{ run: v.run, label: runLabel(v.run) }, ...(v.compare ? [{ run: v.compare, label: runLabel(v.compare) }] : [])];
     const n = Math.max(...runs.map((r) => r.run.generations.length));
     if (n === 0) return;
-    for (const spec of chartsFor(runs.map((r) => r.run))) {
+    const placed = chartsFor(runs.map((r) => r.run)).flatMap((spec) => {
       const target = this.querySelector<HTMLElement>(`#chart-${spec.id}`);
-      if (!target) continue;
-      const drawn = runs.map((r) => ({ ...r, series: seriesOf(spec, v, r.run, n) }));
-      if (drawn.every((d) => d.series.length === 0)) continue;
-      this.plots.push(mountPlot({ spec, runs: drawn, n, width: Math.max(260, target.clientWidth), band: v.run.band }, target));
-    }
+      if (!target) return [];
+      const box = target.getBoundingClientRect();
+      return [{ spec, target, width: Math.max(260, box.width), onScreen: box.top < window.innerHeight }];
+    });
+    const mount = (c: (typeof placed)[number]): void => {
+      const drawn = runs.map((r) => ({ ...r, series: seriesOf(c.spec, v, r.run, n) }));
+      if (drawn.every((d) => d.series.length === 0)) return;
+      this.plots.push(mountPlot({ spec: c.spec, runs: drawn, n, width: c.width, band: v.run.band }, c.target));
+    };
+    for (const c of placed.filter((x) => x.onScreen)) mount(c);
+    const later = placed.filter((x) => !x.onScreen);
+    if (later.length === 0) return;
+    requestAnimationFrame(() => setTimeout(() => {
+      if (epoch === this.chartEpoch) for (const c of later) mount(c);
+    }, 0));
   }
 
   private resizePlots(): void {

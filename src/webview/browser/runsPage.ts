@@ -9,12 +9,13 @@ import { html, LitElement, nothing, type TemplateResult } from 'lit';
 import type { RunChoice } from '../protocol.js';
 import { HostChannel } from '../rpc.js';
 import { browserLinks } from '../browserLinks.js';
+import { runsPageChunk } from '../firstRequest.js';
 import '../styles/common.css';
 import './pages.css';
 
 const pct = (x: number | undefined): string => (x === undefined ? '–' : `${Math.round(x * 100)}%`);
-/** Rows per runs/page request. */
-const chunk = 100;
+/** Rows per runs/page request: the first screen and then some (each row costs its run's few reads when cold). */
+const chunk = runsPageChunk;
 
 export class RunsPage extends LitElement {
   static override properties = { rows: { state: true }, total: { state: true }, error: { state: true } };

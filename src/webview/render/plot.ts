@@ -8,8 +8,19 @@ import { unitLabel, type ChartSpec, type DrawnSeries } from './chartSpecs.js';
 const paletteVars = ['--coevolve-blue', '--coevolve-orange', '--coevolve-green', '--coevolve-vermillion', '--coevolve-purple', '--coevolve-sky', '--coevolve-yellow', '--coevolve-grey'];
 const dashes: (number[] | undefined)[] = [undefined, [8, 4], [2, 3], [12, 3, 3, 3], [4, 4], [1, 5]];
 
+/**
+ * The theme colours, read from the body's computed style once per task: each read after a chart was mounted forced
+ * a style recalculation (a chart reads up to nine colours), so twelve charts recalculated the page's style about a
+ * hundred times. A theme change is a new task, which reads them again.
+ */
+let colours: Map<string, string> | undefined;
 function cssVar(name: string, fallback: string): string {
-  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+  if (!colours) {
+    const style = getComputedStyle(document.body);
+    colours = new Map([...paletteVars, '--vscode-foreground'].map((n) => [n, style.getPropertyValue(n).trim()]));
+    queueMicrotask(() => (colours = undefined));
+  }
+  return colours.get(name) || fallback;
 }
 
 export function paletteColor(i: number): string {

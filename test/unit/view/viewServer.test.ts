@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCuration } from '../../../src/store/curation.js';
 import { startViewServer, type ViewServer } from '../../../src/view/viewServer.js';
+import { requestUrl } from '../../../src/webview/firstRequest.js';
 import { makeRun } from '../../fixtures/makeRun.js';
 
 interface Reply {
@@ -80,6 +81,29 @@ describe('coevolve view server: the boundary', function () {
     assert.equal(sandboxed.status, 403, 'Origin: null with nothing to vouch for it is refused');
     const form = await send(loop.port, '/api/rpc', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
     assert.equal(form.status, 415, 'a simple cross-site form/text POST is not JSON');
+  });
+
+  it("names a page's first request as a preload and answers it with a GET: read requests only, same origin only, checked as a POST is", async () => {
+    const page = await send(loop.port, `/dashboard.html?run=${runKey}`);
+    const href = /<link rel="preload" as="fetch" crossorigin="anonymous" href="([^"]+)" data-coevolve-request>/.exec(page.body)?.[1]?.replace(/&amp;/g, '&');
+    assert.equal(href, requestUrl('dashboard/get', { runDir: runKey }), 'the URL the page itself will ask for');
+    const got = await send(loop.port, `/${href}`, { headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' } });
+    assert.equal(got.status, 200);
+    assert.equal(got.headers['cache-control'], 'no-store');
+    const posted = JSON.parse((await rpc(loop.port, { kind: 'request', id: 0, method: 'dashboard/get', params: { runDir: runKey } })).body);
+    assert.deepEqual(JSON.parse(got.body), posted, 'the same answer as the POST');
+    assert.match((await send(loop.port, '/index.html')).body, /href="api\/rpc\?method=runs%2Fpage&amp;params=/);
+    assert.doesNotMatch((await send(loop.port, '/dashboard.html?run=..')).body, /rel="preload"/, 'no preload for a URL that names no run');
+    const get = (method: string, params: unknown, headers: Record<string, string> = {}): Promise<Reply> => send(loop.port, `/${requestUrl(method, params)}`, { headers });
+    for (const [method, params] of [['curation/apply', { runDir: runKey, target: { kind: 'rollout', id: 'g0p0-t0' }, action: 'accept' }], ['runs/list', {}], ['rollouts/search', { runDir: runKey, query: 'x' }]] as const) {
+      assert.equal((await get(method, params)).status, 405, `${method} is not answered to a GET`);
+    }
+    for (const runDir of ['../runs', '/etc', 'no-such-run']) assert.equal(JSON.parse((await get('dashboard/get', { runDir })).body).ok, false, `runDir ${runDir} refused`);
+    assert.equal((await get('dashboard/get', { runDir: runKey, extra: 1 })).status, 400, 'params are checked as a POST\'s are');
+    assert.equal((await send(loop.port, '/api/rpc?method=runs%2Fpage&params=%7Bnot-json')).status, 400);
+    assert.equal((await get('dashboard/get', { runDir: runKey }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' })).status, 403, 'another site cannot read it (a preload, an img or a script of its own)');
+    assert.equal((await get('dashboard/get', { runDir: runKey }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors', origin: 'http://attacker.example' })).status, 403);
+    assert.equal((await send(open.port, `/${requestUrl('runs/page', { offset: 0, limit: 5 })}`)).status, 401, 'off loopback it needs the token');
   });
 
   it('refuses crafted run keys, rollout ids and traversal URLs', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { appendCuration } from '../../../src/store/curation.js';
 import { openRun } from '../../../src/store/runReader.js';
 import { queryRolloutTable } from '../../../src/viewdata/rolloutTable.js';
-import { runChoices, runChoicesYielding } from '../../../src/viewdata/runListing.js';
+import { runChoices, runChoicesYielding, runNamesYielding } from '../../../src/viewdata/runListing.js';
 import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
 import { ViewData } from '../../../src/viewdata/viewRequests.js';
 import { makeRun } from '../../fixtures/makeRun.js';
@@ -51,12 +51,19 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
       for (let i = 0; i < 4; i++) await makeRun(folder, { name: `r${i}`, seed: 20 + i, generations: 1, startedAt: `2025-11-0${i + 1}T09:00:00.000Z` });
       const registry = new RunRegistry(() => [folder]);
       let ranBetween = false;
-      const listing = runChoicesYielding(registry, 1);
+      const listing = runChoicesYielding(registry, 0);
       setImmediate(() => (ranBetween = true)); // queued behind the first slice, as an incoming request is
       const done = await listing;
       assert.equal(ranBetween, true, 'a callback queued after the list started ran before it finished');
       assert.deepEqual(done, runChoices(registry));
       assert.deepEqual(done.map((r) => r.name), ['r3', 'r2', 'r1', 'r0']);
+      // A picker's list (runs/names): the same runs, names and statuses, no metrics; it yields the same way.
+      ranBetween = false;
+      const naming = runNamesYielding(registry, 0);
+      setImmediate(() => (ranBetween = true));
+      const names = await naming;
+      assert.equal(ranBetween, true);
+      assert.deepEqual(names, done.map(({ runDir, label, description, name, runId, startedAt, status }) => ({ runDir, label, description, name, runId, startedAt, status })));
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
