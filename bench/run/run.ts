@@ -9,7 +9,10 @@
 // 5. where one docker rollout's sandbox time goes, per phase and per Docker API call (bench/run/dockerPhases.ts);
 // 6. the demo's wall time on bwrap and docker through the command channel and with one exec per command
 //    (COEVOLVE_SANDBOX_CHANNEL=off, the path before it, only with --per-command-demos), in the same run (--skip-demo
-//    leaves it out).
+//    leaves it out);
+// 7. with --demo-cpu (only that part): the demo's wall and CPU (user + system of the whole tree) on bwrap for this
+//    tree and for a baseline git ref (--baseline, default main) built in a temporary worktree, interleaved, beside a
+//    fixed reference workload, and whether both gave the same report and rollouts (bench/run/demoCpu.ts).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { createRng } from '../../src/core/ports/rng.js';
@@ -29,6 +32,8 @@ import { openRun } from '../../src/store/runReader.js';
 import { RunWriter } from '../../src/store/runWriter.js';
 import { WarmPool } from '../../src/sandbox/docker/warmPool.js';
 import { dockerPhases } from './dockerPhases.js';
+import { buildBaseline, demoRun, referenceWorkload, sameResults } from './demoCpu.js';
+import type { DemoCpuRun } from './demoCpu.js';
 
 const skipDocker = process.argv.includes('--skip-docker');
 /** Only part 4 (the isolation cost), e.g. while the machine is busy with other runs. */
@@ -228,7 +233,54 @@ async function phaseProfile(samples: number): Promise<void> {
   for (const a of p.api.slice(0, 12)) rows.push([`    docker API, ${a.name}`, `${round(a.ms)} ms`, `${round(a.calls, 1)} calls per rollout`]);
 }
 
+function argValue(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+const cpuText = (r: { userSec?: number; sysSec?: number }): string => (r.userSec === undefined ? 'no cpuacct' : `${round(r.userSec + r.sysSec!)} s CPU (user ${round(r.userSec)} + sys ${round(r.sysSec!)})`);
+
+/** Part 7: the demo's CPU and wall, this tree against a baseline ref, interleaved; a reference workload before each pair. */
+async function demoCpu(): Promise<void> {
+  const ref = argValue('--baseline', 'main');
+  const generations = Number(argValue('--generations', '5'));
+  const repeat = Number(argValue('--repeat', '1'));
+  const baseline = buildBaseline(ref);
+  try {
+    const runs: DemoCpuRun[] = [];
+    for (let i = 0; i < repeat; i++) {
+      const refRun = referenceWorkload();
+      rows.push([`reference workload (30 busybox pipelines in bwrap), pair ${i + 1}`, `${round(refRun.wallSec, 1)} s`, `${cpuText(refRun)}, load ${load()}`]);
+      if (refRun.userSec !== undefined) results[`demoCpu_reference${i + 1}Sec`] = round(refRun.userSec + refRun.sysSec!, 2);
+      // Alternate which goes first, so drift in the machine's load hits both sides alike.
+      const pair = i % 2 === 0 ? [['baseline', baseline.cli], ['this tree', resolve('dist/cli.js')]] : [['this tree', resolve('dist/cli.js')], ['baseline', baseline.cli]];
+      for (const [label, cli] of pair) runs.push(demoRun(`${label === 'baseline' ? `baseline ${ref}` : label} #${i + 1}`, cli!, generations));
+    }
+    for (const r of runs) {
+      const key = `demoCpu_${r.label.startsWith('baseline') ? 'baseline' : 'tree'}${r.label.slice(-1)}`;
+      results[`${key}WallSec`] = round(r.wallSec, 1);
+      if (r.userSec !== undefined) results[`${key}CpuSec`] = round(r.userSec + r.sysSec!, 1);
+      rows.push([`demo (${generations} generations, bwrap), ${r.label}`, `${round(r.wallSec, 1)} s wall`, `${cpuText(r)}; load ${r.loadStart} at start, ${r.loadEnd} at end`]);
+    }
+    const base = runs.filter((r) => r.label.startsWith('baseline')), tree = runs.filter((r) => !r.label.startsWith('baseline'));
+    const cpu = (rs: DemoCpuRun[]): number => rs.reduce((a, r) => a + (r.userSec ?? 0) + (r.sysSec ?? 0), 0);
+    if (cpu(base) > 0) {
+      results.demoCpuRatio = round(cpu(tree) / cpu(base), 3);
+      rows.push(['demo CPU, this tree / baseline', `${round(cpu(tree) / cpu(base), 3)}×`, `sum over ${repeat} interleaved pair(s)`]);
+    }
+    const check = sameResults(base[0]!, tree[0]!);
+    results.demoCpuSameResults = String(check.same);
+    rows.push(['same seed, same results (baseline vs this tree)', check.same ? 'yes' : 'NO', check.why]);
+  } finally {
+    baseline.remove();
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--demo-cpu')) {
+    await demoCpu();
+    return print();
+  }
   if (phasesOnly) {
     await phaseProfile(8);
     return print();

@@ -190,6 +190,11 @@ export class BwrapSandbox implements Sandbox, ByteExec {
   private stopped = false;
   private lost: Error | undefined;
   private channel: BwrapChannelProcess | undefined;
+  /**
+   * Whether a verifier command was started on the channel. Until one is, /tests and /logs/verifier are still the
+   * empty tmpfs mounts bwrap made at start: every other command sees only empty read-only covers of them.
+   */
+  private verifierRan = false;
 
   constructor(
     readonly id: string,
@@ -232,12 +237,19 @@ export class BwrapSandbox implements Sandbox, ByteExec {
     return { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: this.request.workdir, LANG: 'C.UTF-8', ...this.request.env, ...extra };
   }
 
-  /** rlimits (and, as root, the sandbox's cgroups) around a bwrap invocation. */
-  private limited(bwrapArgs: string[]): string[] {
+  /**
+   * rlimits (and, as root, the sandbox's cgroups) around a bwrap invocation: through the channel binary's launcher
+   * when there is one (one static exec), else prlimit and a shell that joins the cgroups.
+   */
+  private limited(bwrapArgs: string[], launcher?: string): string[] {
     const { limits } = this.request;
     // With cgroups the kernel enforces memory exactly; rlimits on address space are the fallback without root.
-    const rlimits = [`--fsize=${limits.diskMb * 1024 * 1024}`, `--nproc=${limits.pids}`, ...(this.cgroup ? [] : [`--as=${limits.memoryMb * 1024 * 1024}`])];
-    const inner = ['prlimit', ...rlimits, '--', this.bwrap, ...bwrapArgs];
+    const rlimits = [`fsize=${limits.diskMb * 1024 * 1024}`, `nproc=${limits.pids}`, ...(this.cgroup ? [] : [`as=${limits.memoryMb * 1024 * 1024}`])];
+    if (launcher) {
+      const joins = (this.cgroup?.procsFiles() ?? []).flatMap((f) => ['--join', f]);
+      return [launcher, '--launch', ...rlimits.flatMap((r) => ['--rlimit', r]), ...joins, '--', this.bwrap, ...bwrapArgs];
+    }
+    const inner = ['prlimit', ...rlimits.map((r) => `--${r}`), '--', this.bwrap, ...bwrapArgs];
     return this.cgroup ? ['/bin/sh', '-c', `${this.cgroup.joinScript()} && exec "$@"`, 'sh', ...inner] : inner;
   }
 
@@ -276,7 +288,7 @@ export class BwrapSandbox implements Sandbox, ByteExec {
    * A supervisor that ends while the sandbox is up makes the sandbox unusable, as a fault of its contents.
    */
   async startChannel(binary: string): Promise<void> {
-    const argv = this.limited(channelBwrapArgs({ rootArgs: this.rootArgs(), binds: this.binds(true), workdir: this.request.workdir, env: this.baseEnv() }, binary));
+    const argv = this.limited(channelBwrapArgs({ rootArgs: this.rootArgs(), binds: this.binds(true), workdir: this.request.workdir, env: this.baseEnv() }, binary), binary);
     this.channel = await startBwrapChannels(argv, this.dir ?? '/', `sandbox ${this.id}`, {
       onDead: (reason) => {
         if (!this.stopped) this.lost ??= new SandboxFaultError(`the sandbox's command channel ended (${reason}); the sandbox cannot run commands any more`);
@@ -298,7 +310,10 @@ export class BwrapSandbox implements Sandbox, ByteExec {
     if (this.stopped) return Promise.reject(new Error(`sandbox ${this.id} is stopped`));
     const { limits } = this.request;
     const defaults = { workdir: this.request.workdir, timeoutMs: limits.commandTimeoutSec * 1000, maxOutputBytes: limits.maxOutputBytes };
-    if (this.channel) return execOnChannel(this.channel.channels, command, options, defaults, () => this.lost);
+    if (this.channel) {
+      if (roleOf(options) === 'verifier') this.verifierRan = true;
+      return execOnChannel(this.channel.channels, command, options, defaults, () => this.lost);
+    }
     return this.execPerCommand(command, options);
   }
 
@@ -355,6 +370,9 @@ export class BwrapSandbox implements Sandbox, ByteExec {
   }
 
   resetVerifierDirs(options: { signal?: Cancellation } = {}): Promise<void> {
+    // A sandbox whose channel never ran a verifier command (the verifier's fresh sandbox) has nothing to empty: its
+    // folders are as bwrap made them, so the command that would empty them is saved (one per verified rollout).
+    if (this.channel && !this.verifierRan) return Promise.resolve();
     return resetVerifierDirsInside(this, options.signal);
   }
 

@@ -43,7 +43,7 @@ export function channelBwrapArgs(base: { rootArgs: string[]; binds: string[]; wo
 }
 
 /**
- * Starts the namespace set with its supervisor (`argv`: prlimit, cgroup join and bwrap around it) and connects both
+ * Starts the namespace set with its supervisor (`argv`: rlimits, cgroup join and bwrap around it) and connects both
  * channels: the agent's over stdin/stdout, root's over fds 3 and 4 (the supervisor forks a second process for it).
  */
 export async function startBwrapChannels(argv: string[], cwd: string, name: string, hooks: { onDead?: (reason: string) => void; onStuck?: () => void } = {}): Promise<BwrapChannelProcess> {

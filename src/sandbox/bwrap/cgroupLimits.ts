@@ -47,6 +47,11 @@ export class CgroupLimits {
     }
   }
 
+  /** The groups' cgroup.procs files: a process that writes its pid to each joins them (the channel's launcher). */
+  procsFiles(): string[] {
+    return this.paths.map((p) => join(p, 'cgroup.procs'));
+  }
+
   /** Shell words that move the shell running them into these groups. */
   joinScript(): string {
     return this.paths.map((p) => `echo $$ > ${p}/cgroup.procs`).join(' && ');

@@ -70,6 +70,46 @@ describe('bwrap sandbox folders', function () {
       }
     });
 
+    it('empties /tests and /logs/verifier only once a verifier command could have written there; before that they are the empty folders bwrap made', async () => {
+      const fresh = await backend.start(requestFor());
+      const used = await backend.start(requestFor());
+      try {
+        for (const as of ['agent', 'setup'] as const) {
+          const tried = await fresh.exec('echo x > /tests/planted; echo 1 > /logs/verifier/reward.txt; ls -A /tests /logs/verifier', { as });
+          assert.doesNotMatch(tried.stdout, /planted|reward/, `${as}: ${tried.stdout}`);
+        }
+        await fresh.resetVerifierDirs();
+        const look = await fresh.exec('ls -A /tests /logs/verifier', { as: 'verifier' });
+        assert.doesNotMatch(look.stdout, /planted|reward/, look.stdout);
+        // A sandbox whose verifier command wrote there is emptied (the in-place path, or a second verification).
+        await used.exec('echo x > /tests/planted && echo 1 > /logs/verifier/reward.txt && mkdir /tests/.d', { as: 'verifier' });
+        await used.resetVerifierDirs();
+        assert.equal((await used.exec('ls -A /tests /logs/verifier | grep -v : | grep .', { as: 'verifier' })).stdout, '');
+      } finally {
+        await fresh.stop();
+        await used.stop();
+      }
+    });
+
+    it('the namespace set starts inside the sandbox\'s cgroups with its rlimits (the channel binary\'s launcher, no prlimit or shell)', async function () {
+      const limits = limitsSchema.parse({ diskMb: 7, pids: 48 });
+      const box = (await backend.start(requestFor({ limits }))) as BwrapSandbox;
+      try {
+        const pid = box.channelPid!;
+        assert.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /^[^\0]*bwrap\0/, 'the launcher execs bwrap itself');
+        const rl = readFileSync(`/proc/${pid}/limits`, 'utf8');
+        assert.match(rl, new RegExp(`Max file size\\s+${7 * 1024 * 1024}\\s+${7 * 1024 * 1024}`), rl);
+        assert.match(rl, /Max processes\s+48\s+48/, rl);
+        if (process.getuid?.() !== 0) return;
+        const groups = readFileSync(`/proc/${pid}/cgroup`, 'utf8');
+        for (const c of ['memory', 'pids', 'cpu']) assert.match(groups, new RegExp(`:${c}:/coevolve-${process.pid}-`), groups);
+        const inside = await box.exec('cat /proc/self/limits');
+        assert.match(inside.stdout, /Max processes\s+48\s+48/, inside.stdout);
+      } finally {
+        await box.stop();
+      }
+    });
+
     it('a link the agent plants toward a host path is never followed by the host, and the host file stays', async () => {
       const host = mkdtempSync(join(tmpdir(), 'coevolve-folders-target-'));
       writeFileSync(join(host, 'victim'), 'host data\n');
