@@ -9,7 +9,7 @@ import type { realismIndicators } from '../metrics/realismIndicators.js';
 import type { AgentConfig } from '../spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
-import { moveKey, type PairEntry } from './archive.js';
+import { moveKey, type Archive, type PairEntry } from './archive.js';
 import { environmentFingerprint } from './fingerprint.js';
 import type { FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
@@ -120,31 +120,12 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
       out.outcomes.push(c.outcome);
       continue;
     }
-    let pair: PairEntry;
-    if (c.kind === 'environment') {
-      const fp = environmentFingerprint(c.spec!);
-      // A sibling admitted before it made the same task: this child is that task with this pair's user.
-      const sibling = knownEnvironment(ctx, c.spec!, fingerprints);
-      if (sibling && [...ctx.archive.pairs.values()].some((p) => p.envId === sibling.id && p.userId === c.userId)) {
-        out.outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: 'same task and user as a sibling admitted before it' });
-        continue;
-      }
-      if (!sibling) {
-        fingerprints.add(fp);
-        ctx.archive.addEnv(c.spec!);
-      }
-      pair = ctx.archive.addPair(sibling?.id ?? c.spec!.id, c.userId, 'child');
-    } else if (c.kind === 'user') {
-      if (ctx.archive.users.has(c.user!.id)) {
-        out.outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: `id ${c.user!.id} already in the archive` });
-        continue;
-      }
-      ctx.archive.addUser(c.user!);
-      pair = ctx.archive.addPair(c.envId, c.user!.id, 'child');
-      if (c.effect) ctx.archive.ledger.userEffects.push({ userId: c.user!.id, vsParent: c.effect.vsParent.mean });
-    } else {
-      pair = ctx.archive.addPair(c.envId, c.userId, 'child');
+    const admitted = admitPair(ctx.archive, c.kind === 'environment' ? { kind: 'environment', spec: c.spec!, userId: c.userId } : c.kind === 'user' ? { kind: 'user', user: c.user!, envId: c.envId, ...(c.effect ? { effect: c.effect } : {}) } : c, fingerprints);
+    if ('refused' in admitted) {
+      out.outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: admitted.refused });
+      continue;
     }
+    const pair = admitted.pair;
     pair.origin = c.outcome.operator;
     // The screening plays decided admission, so they are not the pair's evidence (they would carry the selection's
     // optimism into its band membership); they teach the fit as cells (keepMeasurements) and are kept for the record.
@@ -153,6 +134,40 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     out.outcomes.push(c.outcome);
   }
   return out;
+}
+
+/** What admission needs of a candidate to make its pair (exported for its unit test). */
+export type AdmissionCandidate =
+  | { kind: 'environment'; spec: EnvironmentSpec; userId: string }
+  | { kind: 'user'; user: UserProfile; envId: string; effect?: { vsParent: { mean: number } } }
+  | { kind: 'pair'; envId: string; userId: string };
+
+/**
+ * Makes an accepted candidate's pair, or says why it is a duplicate. Every kind checks that the pairing is new: plans
+ * are made and screened before any is admitted, so two plans of one generation can end in the same pairing (a new
+ * pairing planned as a repair and a move that remade that environment for the same user); `addPair` returns the
+ * existing pair for a known combination, and the pairing was admitted twice (one pair, two outcomes, two fresh entries).
+ */
+export function admitPair(archive: Archive, c: AdmissionCandidate, fingerprints: Set<string>): { pair: PairEntry } | { refused: string } {
+  const paired = (envId: string, userId: string): boolean => [...archive.pairs.values()].some((p) => p.envId === envId && p.userId === userId);
+  if (c.kind === 'environment') {
+    // A sibling admitted before it made the same task: this child is that task with this pair's user.
+    const sibling = knownEnvironment(archive, c.spec, fingerprints);
+    if (sibling && paired(sibling.id, c.userId)) return { refused: 'same task and user as a sibling admitted before it' };
+    if (!sibling) {
+      fingerprints.add(environmentFingerprint(c.spec));
+      archive.addEnv(c.spec);
+    }
+    return { pair: archive.addPair(sibling?.id ?? c.spec.id, c.userId, 'child') };
+  }
+  if (c.kind === 'user') {
+    if (archive.users.has(c.user.id)) return { refused: `id ${c.user.id} already in the archive` };
+    archive.addUser(c.user);
+    if (c.effect) archive.ledger.userEffects.push({ userId: c.user.id, vsParent: c.effect.vsParent.mean });
+    return { pair: archive.addPair(c.envId, c.user.id, 'child') };
+  }
+  if (paired(c.envId, c.userId)) return { refused: `${c.envId} is already paired with ${c.userId} (admitted earlier this generation)` };
+  return { pair: archive.addPair(c.envId, c.userId, 'child') };
 }
 
 /**
@@ -198,7 +213,7 @@ async function childOf(ctx: ChildContext, model: FrontierModel, plan: ChildPlan,
     if (!proposal.ok) return { kind: 'environment', userId: user.id, outcome: { ...base, id: `${env.id}~${proposal.operator}`, accepted: false, reason: 'designer_failed', detail: proposal.reason } };
     // The move made a task the archive already holds (the same knob change from another of its pairs): pairing that
     // environment with this pair's user is the child, validated already, so it costs only its screening plays.
-    const known = knownEnvironment(ctx, proposal.child, fingerprints);
+    const known = knownEnvironment(ctx.archive, proposal.child, fingerprints);
     if (known) return pairingOf(ctx, known.id, user.id, plan.predicted, agent, { parent: env.id, operator: proposal.operator });
     const verdict = await admitEnvironment(ctx, proposal.child, fingerprints);
     const validation = verdict.validation;
@@ -229,12 +244,12 @@ async function pairingOf(ctx: ChildContext, envId: string, userId: string, predi
 }
 
 /** The archived environment a proposed child is (same id or same content), if any. */
-function knownEnvironment(ctx: ChildContext, child: EnvironmentSpec, fingerprints: ReadonlySet<string>): EnvironmentSpec | undefined {
-  const same = ctx.archive.envs.get(child.id);
+function knownEnvironment(archive: Archive, child: EnvironmentSpec, fingerprints: ReadonlySet<string>): EnvironmentSpec | undefined {
+  const same = archive.envs.get(child.id);
   if (same) return same;
   if (!fingerprints.has(environmentFingerprint(child))) return undefined;
   const fp = environmentFingerprint(child);
-  return [...ctx.archive.envs.values()].find((e) => environmentFingerprint(e) === fp);
+  return [...archive.envs.values()].find((e) => environmentFingerprint(e) === fp);
 }
 
 /**
