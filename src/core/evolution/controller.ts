@@ -14,7 +14,7 @@ import type { RunConfig } from '../spec/run.js';
 import type { AgentModelSwitch, TrainerHookResult } from '../spec/trainerHookResult.js';
 import type { UserProfile } from '../spec/user.js';
 import { inBand } from '../metrics/band.js';
-import { evidenceNeed } from '../metrics/pairEvidence.js';
+import { replayScore } from '../metrics/pairEvidence.js';
 import { generationMetrics } from '../metrics/generationMetrics.js';
 import { generationMetricsVersion, type GenerationMetrics } from '../metrics/metricsSchema.js';
 import { realismIndicatorBounds } from '../metrics/realismIndicators.js';
@@ -240,10 +240,12 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
       if (change.to === 'retired' || change.to === 'quarantined') retired++;
       if (change.to !== 'active') await emitOnce({ type: 'spec.retired', kind: 'environment', id: `${change.pair.envId}@${change.pair.pairId}`, reason: change.to === 'retired' ? 'too_easy' : 'too_hard', generation: g });
     }
-    // Replay spends plays where the evidence is least decided (the PLR score).
+    // Replay spends plays where they decide something (the PLR score): undecided evidence, and above the floor the
+    // pairs likely out of band that lack the own plays to leave.
+    const removable = archive.activePairs().length > Math.max(1, config.population.minArchive);
     for (const p of archive.pairs.values()) {
       const post = selection.posterior.get(p.pairId);
-      if (post) p.score = evidenceNeed(post);
+      if (post) p.score = replayScore(post, removable);
     }
     retired += capArchive(archive, config.population.maxArchive);
     throwIfCancelled(deps.signal);

@@ -59,3 +59,16 @@ export function pairPosterior(plays: AgedPlays[], prior: number, band: { low: nu
 export function evidenceNeed(p: PairPosterior): number {
   return 1 - Math.max(p.pInBand, p.pAbove, p.pBelow);
 }
+
+/**
+ * What replaying a pair is worth. While the archive is above its floor (a pair confidently out of band can leave it),
+ * a pair without the own plays a decision needs is worth the chance that it is out of band: a pair the model predicts
+ * out of band is played until its own evidence removes it (or finds it in band). Scored by indecision alone, such a
+ * pair (the model's prior already leans out) lost its replay slots to undecided children and stayed active on the
+ * model's word: in the demo-shaped synthetic world, 18.5 of 20 seeds stayed in archives of 48 pairs. At the floor
+ * nothing can leave, and the score is how undecided the evidence is.
+ */
+export function replayScore(p: PairPosterior, removable: boolean, rules: typeof evidenceRules = evidenceRules): number {
+  const need = evidenceNeed(p);
+  return removable && p.weightedPlays < rules.minPlaysToDecide ? Math.max(need, 1 - p.pInBand) : need;
+}

@@ -8,7 +8,7 @@ import { buildFrontierModel } from '../../../src/core/evolution/frontierModel.js
 import { selectByEvidence } from '../../../src/core/evolution/frontierSelection.js';
 import { planChildren } from '../../../src/core/evolution/steering.js';
 import { logistic } from '../../../src/core/metrics/distributions.js';
-import { evidenceNeed, pairPosterior } from '../../../src/core/metrics/pairEvidence.js';
+import { pairPosterior, replayScore } from '../../../src/core/metrics/pairEvidence.js';
 import { planGeneration } from '../../../src/core/evolution/plan.js';
 import { runConfigSchema } from '../../../src/core/spec/run.js';
 import { createRng, type Rng } from '../../../src/core/ports/rng.js';
@@ -103,7 +103,8 @@ function generation(w: World, g: number, floor: number): void {
   });
   const selection = buildFrontierModel(archive, 'agent', band);
   selectByEvidence(archive, selection, floor);
-  for (const p of archive.pairs.values()) p.score = evidenceNeed(selection.posterior.get(p.pairId)!);
+  const removable = archive.activePairs().length > Math.max(1, floor);
+  for (const p of archive.pairs.values()) p.score = replayScore(selection.posterior.get(p.pairId)!, removable);
 }
 
 /** A world whose seeds all sit at the same true difficulty, each paired with every user. */

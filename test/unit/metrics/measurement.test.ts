@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { logistic, signTest, wilsonInterval } from '../../../src/core/metrics/distributions.js';
-import { pairPosterior } from '../../../src/core/metrics/pairEvidence.js';
+import { evidenceNeed, pairPosterior, replayScore } from '../../../src/core/metrics/pairEvidence.js';
 import { fitRasch, type RaschCell, type RaschParameter } from '../../../src/core/metrics/rasch.js';
 import { realismIndicatorBounds, realismViolations } from '../../../src/core/metrics/realismIndicators.js';
 import { meanWithInterval } from '../../../src/core/metrics/summaries.js';
@@ -86,6 +86,25 @@ describe('pair evidence (Beta posterior)', () => {
     const unplayed = pairPosterior([], 0.9, band);
     assert.ok(Math.abs(unplayed.mean - 0.9) < 1e-9);
     assert.equal(unplayed.weightedPlays, 0);
+  });
+});
+
+describe('replay score', () => {
+  const band = { low: 0.4, high: 0.6 };
+  // A seed pair the model predicts far too hard, never played itself, beside a child with 2 of 4 own plays.
+  const seed = pairPosterior([], 0.15, band);
+  const child = pairPosterior([{ age: 0, successes: 2, trials: 4 }], 0.5, band);
+  it('at the floor, replays what is least decided: the undecided child before the seed the model already places', () => {
+    assert.equal(replayScore(seed, false), evidenceNeed(seed));
+    assert.ok(replayScore(child, false) > replayScore(seed, false), `${replayScore(child, false)} vs ${replayScore(seed, false)}`);
+  });
+  it('above the floor, replays the seed likely out of band that lacks the own plays to leave', () => {
+    assert.ok(replayScore(seed, true) > replayScore(child, true), `${replayScore(seed, true)} vs ${replayScore(child, true)}`);
+    assert.ok(Math.abs(replayScore(seed, true) - (1 - seed.pInBand)) < 1e-12);
+  });
+  it('a pair with the own plays to decide is scored by its indecision alone', () => {
+    const decided = pairPosterior([{ age: 0, successes: 0, trials: 8 }], 0.15, band);
+    assert.equal(replayScore(decided, true), evidenceNeed(decided));
   });
 });
 
