@@ -90,7 +90,9 @@ async function main() {
       ['extensionDevelopmentPath', remoteUri(server, root)],
       ['extensionTestsPath', remoteUri(server, join(outDir, 'index.js'))],
     ];
-    await page.goto(workbenchUrl(server, workspace, payload));
+    // Only the navigation is awaited: the result comes through codeAutomationExit, and on a loaded machine the
+    // workbench's own 'load' event can take longer than a navigation timeout.
+    await page.goto(workbenchUrl(server, workspace, payload), { waitUntil: 'commit', timeout: 120_000 });
     exitCode = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), timeoutMs))]);
     if (exitCode !== 0) {
       mkdirSync(artifacts, { recursive: true });

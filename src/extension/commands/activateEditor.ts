@@ -69,7 +69,7 @@ export function activateEditor(context: vscode.ExtensionContext, log: vscode.Log
     openFile,
     curate: (ref, action) => vscode.commands.executeCommand(`coevolve.curation.${action}`, ref.runDir, ref.rolloutId),
   }, log, viewData);
-  const dashboards = new DashboardPanels(context.extensionUri, registry, (ref) => void rolloutPanels.show(ref), log, viewData);
+  const dashboards = new DashboardPanels(context.extensionUri, registry, (ref, step, from) => void rolloutPanels.show(ref, step, from), log, viewData);
   const setView = (change: Partial<TreeView>): void => tree.setView({ ...tree.treeView, ...change, filter: { ...tree.treeView.filter, ...change.filter } });
 
   const register = (id: string, fn: (...args: never[]) => unknown): void => void context.subscriptions.push(vscode.commands.registerCommand(id, fn));
@@ -77,13 +77,13 @@ export function activateEditor(context: vscode.ExtensionContext, log: vscode.Log
 
   register('coevolve.openRollout', async (arg?: RolloutArg, step?: number) => {
     const ref = refOf(arg) ?? (await pickRollout());
-    return ref ? rolloutPanels.show(ref, step) : undefined;
+    return ref ? rolloutPanels.show(ref, step, dashboards.active()) : undefined;
   });
   register('coevolve.openRolloutAtFirstError', async (arg?: RolloutArg) => {
     const ref = refOf(arg) ?? (await pickRollout());
     if (!ref) return undefined;
     const first = registry.get(ref.runDir).run.rollouts.get(ref.rolloutId)?.firstErrorStep;
-    return rolloutPanels.show(ref, first);
+    return rolloutPanels.show(ref, first, dashboards.active());
   });
   register('coevolve.openRolloutFile', async (arg?: RolloutArg) => {
     const ref = refOf(arg) ?? (await pickRollout());

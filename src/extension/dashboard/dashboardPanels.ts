@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import type { RunRegistry } from '../../viewdata/runRegistry.js';
-import type { HostMessage } from '../../webview/protocol.js';
+import type { HostMessage, RolloutRef } from '../../webview/protocol.js';
 import { dashboardPanelStateSchema } from '../../webview/protocolSchemas.js';
+import { dashboardColumn } from '../viewer/panelPlacement.js';
 import { connectWebview, dispatch, notify, renderApp, type WebviewEndpoint } from '../viewer/webviewHost.js';
 import { ViewData } from '../../viewdata/viewRequests.js';
 import { runLabel } from '../../webview/names.js';
@@ -23,7 +24,8 @@ export class DashboardPanels implements vscode.Disposable {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly registry: RunRegistry,
-    private readonly openRollout: (ref: { runDir: string; generation: number; rolloutId: string }) => void,
+    /** Opens a rollout picked in a dashboard, at a step (a search hit's), without covering that dashboard. */
+    private readonly openRollout: (ref: RolloutRef, step: number | undefined, from: vscode.WebviewPanel) => void,
     private readonly log: vscode.LogOutputChannel,
     data?: ViewData,
   ) {
@@ -50,8 +52,10 @@ export class DashboardPanels implements vscode.Disposable {
       existing.panel.reveal(undefined, false);
       return existing.panel;
     }
+    // A comparison replaces the run's dashboard in its place; any other opens where dashboardColumn says.
+    const column = existing?.panel.viewColumn ?? dashboardColumn([...this.open.values()].map((d) => d.panel));
     existing?.panel.dispose();
-    const panel = vscode.window.createWebviewPanel(dashboardViewType, 'Dashboard', vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')] });
+    const panel = vscode.window.createWebviewPanel(dashboardViewType, 'Dashboard', column, { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')] });
     this.attach(panel, runDir, compareRunDir);
     return panel;
   }
@@ -76,7 +80,7 @@ export class DashboardPanels implements vscode.Disposable {
         'spec/get': this.data.handlers['spec/get'],
       },
       commands: {
-        'rollout/open': (p) => this.openRollout(p),
+        'rollout/open': ({ step, ...ref }) => this.openRollout(ref, step, panel),
         'state/changed': () => undefined,
       },
     };
@@ -87,6 +91,11 @@ export class DashboardPanels implements vscode.Disposable {
       listener.dispose();
       if (this.open.get(runDir) === entry) this.open.delete(runDir);
     });
+  }
+
+  /** The dashboard that is the active editor, if one is. */
+  active(): vscode.WebviewPanel | undefined {
+    return [...this.open.values()].find((d) => d.panel.active)?.panel;
   }
 
   panels(): { runDir: string; panel: vscode.WebviewPanel }[] {

@@ -4,6 +4,7 @@ import type { RunRegistry } from '../../viewdata/runRegistry.js';
 import type { HostMessage, RolloutRef } from '../../webview/protocol.js';
 import { rolloutPanelStateSchema } from '../../webview/protocolSchemas.js';
 import { ViewData } from '../../viewdata/viewRequests.js';
+import { rolloutColumn } from './panelPlacement.js';
 import { connectWebview, dispatch, notify, renderApp, type WebviewEndpoint } from './webviewHost.js';
 
 export const rolloutViewType = 'coevolve.rollout';
@@ -59,14 +60,16 @@ export class RolloutPanels implements vscode.Disposable {
     );
   }
 
-  show(ref: RolloutRef, step?: number): vscode.WebviewPanel {
+  /** Opens (or reveals) a rollout at a step; `dashboard` is the dashboard it was picked from, which it must not cover. */
+  show(ref: RolloutRef, step?: number, dashboard?: vscode.WebviewPanel): vscode.WebviewPanel {
     const existing = this.open.get(keyOf(ref));
     if (existing) {
       existing.panel.reveal(undefined, false);
       if (step !== undefined) void notify(existing.panel.webview, 'view/goToStep', { step });
       return existing.panel;
     }
-    const panel = vscode.window.createWebviewPanel(rolloutViewType, ref.rolloutId, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')] });
+    const column = rolloutColumn(dashboard, [...this.open.values()].map((p) => p.panel));
+    const panel = vscode.window.createWebviewPanel(rolloutViewType, ref.rolloutId, column, { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')] });
     this.attach(panel, ref, step);
     return panel;
   }

@@ -15,8 +15,9 @@ export class Workbench {
 
   /** Loads the workbench on a folder and waits until the extensions have finished activating. */
   async open(url: string): Promise<void> {
-    await this.page.goto(url);
-    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // The workbench is awaited below; its 'load' event alone can outlast a navigation timeout on a loaded machine.
+    await this.page.goto(url, { waitUntil: 'commit', timeout: 120_000 });
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: 120_000 });
     await this.page.locator('.activitybar').waitFor({ timeout: ready });
     await this.waitForActivation();
   }

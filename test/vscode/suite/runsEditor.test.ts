@@ -15,12 +15,12 @@ async function api(): Promise<CoevolveApi> {
   return extension.activate();
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+async function until<T>(what: string | (() => string), probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -160,6 +160,51 @@ describe('runs editor: tree, viewer, dashboard and commands on a fixture run', f
     const compare = (await vscode.commands.executeCommand('coevolve.compareRuns', runDir, liveDir)) as vscode.WebviewPanel;
     assert.equal(compare.viewType, 'coevolve.dashboard');
     compare.dispose();
+  });
+
+  it('opens the dashboard beside what the user reads, once per run, and rollouts picked in it beside it at their step', async function () {
+    const { editor, runsProvider } = await api();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // A panel's column is known once the workbench has placed it (ViewColumn.Beside and Active are not columns).
+    const columnOf = (panel: vscode.WebviewPanel, what: string): Promise<number> => until(() => `${what} (column now ${String(panel.viewColumn)}, groups ${vscode.window.tabGroups.all.map((g) => `${g.viewColumn}:${g.tabs.map((t) => t.label).join('|')}`).join(', ')})`, () => (panel.viewColumn ?? 0) > 0 && panel.viewColumn, 30_000);
+    const dashboardTabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('coevolve.dashboard'));
+    // Nothing open: the dashboard takes the editor area.
+    const alone = (await vscode.commands.executeCommand('coevolve.openDashboard', runDir)) as vscode.WebviewPanel;
+    assert.equal(await columnOf(alone, 'the dashboard\'s column'), vscode.ViewColumn.One, 'an empty editor area: the first group');
+    alone.dispose();
+    // The user reads a file of the run (a spec would do the same): the dashboard opens beside it, not over it.
+    const manifest = vscode.Uri.file(join(runDir, 'manifest.json'));
+    await vscode.window.showTextDocument(manifest, { preview: false, viewColumn: vscode.ViewColumn.One });
+    const dash = (await vscode.commands.executeCommand('coevolve.openDashboard', runDir)) as vscode.WebviewPanel;
+    assert.equal(await columnOf(dash, 'the dashboard\'s column'), vscode.ViewColumn.Two, 'beside the file being read');
+    assert.ok(vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath === manifest.fsPath), 'the file is still on screen');
+    // The same run again: the same panel, no second tab; another run's dashboard joins it in its group.
+    assert.equal(await vscode.commands.executeCommand('coevolve.openDashboard', runDir), dash, 'one dashboard per run');
+    const secondRun = await makeRun(runsDir, { name: 'second', seed: 4, generations: 1, pairsPerGeneration: 2, k: 2, startedAt: '2025-12-02T10:00:00.000Z' });
+    const other = (await vscode.commands.executeCommand('coevolve.openDashboard', secondRun)) as vscode.WebviewPanel;
+    assert.equal(await columnOf(other, 'the second dashboard\'s column'), vscode.ViewColumn.Two, 'dashboards share a group');
+    await until('two dashboard tabs', () => dashboardTabs().length === 2);
+    other.dispose();
+    await until('one dashboard tab', () => dashboardTabs().length === 1);
+    // A rollout picked in the dashboard (its table and search hits send rollout/open, a hit with its step): beside
+    // the dashboard, which stays on screen, at that step; the next one joins the first.
+    const run = runsProvider.getChildren().find((n) => n.runDir === runDir) as RunTreeNode;
+    const [first, second] = runsProvider.getChildren(runsProvider.getChildren(runsProvider.getChildren(run)[1])[0]) as Extract<RunTreeNode, { kind: 'rollout' }>[];
+    assert.ok(first && second);
+    const pick = async (r: Extract<RunTreeNode, { kind: 'rollout' }>, step: number): Promise<vscode.WebviewPanel> => {
+      dash.reveal(undefined, false);
+      await until('the dashboard to be the active editor', () => dash.active);
+      await editor.dashboards.answer(runDir, { kind: 'command', method: 'rollout/open', params: { runDir, generation: r.generation, rolloutId: r.rolloutId, step } });
+      return until(`the panel of ${r.rolloutId}`, () => editor.rolloutPanels.panels().find((p) => p.ref.rolloutId === r.rolloutId)?.panel);
+    };
+    const viewer = await pick(first, 2);
+    assert.equal(await columnOf(viewer, 'the viewer\'s column'), vscode.ViewColumn.Three, 'beside the dashboard');
+    assert.ok(dash.visible, 'the dashboard is still on screen');
+    assert.match(viewer.webview.html, /&quot;step&quot;:2[,}]/, 'the viewer opens at the step the dashboard asked for');
+    const next = await pick(second, 1);
+    assert.equal(await columnOf(next, 'the second viewer\'s column'), viewer.viewColumn, 'rollouts share a group');
+    assert.ok(dash.visible, 'the dashboard is still on screen');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('replays a rollout in a terminal from its recorded steps', async function () {
