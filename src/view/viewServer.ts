@@ -27,6 +27,8 @@ export interface ViewServerOptions {
   token?: string;
   assetsDir?: string;
   tailMs?: number;
+  /** Where transcript indexes are kept (ViewData's transcriptCache); the user's cache folder when not given. */
+  transcriptCache?: string | null;
 }
 
 export interface ViewServer {
@@ -51,7 +53,7 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
   const loopback = isLoopbackHost(host);
   const token = loopback ? undefined : (o.token ?? makeToken());
   const runs = new ServedRuns(o.sources);
-  const data = new ViewData(runs);
+  const data = new ViewData(runs, { transcriptCache: o.transcriptCache });
   const feed = new LiveFeed(runs);
   const assets = loadAssets(o.assetsDir ?? webviewAssetsDir());
   const sessions = new Set<string>();

@@ -118,6 +118,8 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     await page.locator('#search').fill('check.sh');
     await page.locator('#search').press('Enter');
     await page.locator('#search-hits').waitFor();
+    // The search's index went to the server's own cache folder, not the user's.
+    await waitFor(() => existsSync(view.transcriptCache) && readdirSync(view.transcriptCache).some((n) => n.endsWith('.jsonl')), 'the transcript index in the server\'s own cache folder');
     await shot('view-run-table');
     await noViolations('the run table with a search');
   });
@@ -317,6 +319,14 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     }
   });
 });
+
+async function waitFor(probe: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 async function waitForHttp(page: Page, url: string): Promise<void> {
   for (let i = 0; i < 50; i++) {

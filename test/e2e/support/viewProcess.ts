@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { ownTranscriptCache } from '../../support/transcriptCache.js';
 
 const root = join(__dirname, '../../..');
 const cli = join(root, 'dist/cli.js');
@@ -11,12 +12,16 @@ const cli = join(root, 'dist/cli.js');
 export interface ViewProcess {
   url: string;
   token?: string;
+  /** The server's own transcript index folder (never the user's ~/.cache/coevolve/transcripts). */
+  transcriptCache: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
 
 export function startView(args: string[]): Promise<ViewProcess> {
-  const child = spawn(process.execPath, [cli, 'view', ...args, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // `coevolve view` runs no sandbox, so the whole cache folder may be the test's own: its transcript indexes go there.
+  const cache = ownTranscriptCache();
+  const child = spawn(process.execPath, [cli, 'view', ...args, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COEVOLVE_CACHE_DIR: cache } });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`coevolve view did not start: ${out}`)), 20_000);
@@ -29,7 +34,7 @@ export function startView(args: string[]): Promise<ViewProcess> {
       if (url && (!needsToken || token)) {
         clearTimeout(timer);
         resolve({
-          url, ...(token ? { token } : {}), child,
+          url, ...(token ? { token } : {}), child, transcriptCache: join(cache, 'transcripts'),
           stop: () => new Promise((r) => {
             if (child.exitCode !== null) return r();
             child.once('exit', () => r());

@@ -8,6 +8,7 @@ import { needService } from '../../support/services.js';
 import { chartSpecs, seriesOf } from '../../../src/webview/render/chartSpecs.js';
 import { drawnLegends, mouseOnlyControls } from '../../support/rendered.js';
 import { barGeometry, chromiumProblem, cspViolations, launch, openPanel, type OpenedPanel } from './support.js';
+import { ownTranscriptCache } from '../../support/transcriptCache.js';
 
 describe('run dashboard in Chromium on a real demo run', function () {
   this.timeout(600_000);
@@ -23,7 +24,7 @@ describe('run dashboard in Chromium on a real demo run', function () {
     await needService(this, 'bubblewrap', async () => demoRunProblem());
     await needService(this, 'Chromium', async () => chromiumProblem());
     runDir = demoRun();
-    data = new ViewData(new RunRegistry(() => [dirname(runDir)]));
+    data = new ViewData(new RunRegistry(() => [dirname(runDir)]), { transcriptCache: ownTranscriptCache() });
     browser = await launch();
     panel = await openPanel(browser, 'dashboard', 'coevolve-dashboard', { runDir }, (m, p) => {
       if (m === 'rollouts/table') tableOffsets.push((p as { offset?: number }).offset ?? 0);

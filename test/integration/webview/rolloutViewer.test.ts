@@ -9,6 +9,7 @@ import { rewardTerms } from '../../../src/webview/render/rewardTerms.js';
 import { demoRun, demoRunProblem } from '../../support/demoRun.js';
 import { needService } from '../../support/services.js';
 import { barGeometry, chromiumProblem, cspViolations, launch, openPanel } from './support.js';
+import { ownTranscriptCache } from '../../support/transcriptCache.js';
 
 describe('rollout viewer in Chromium on a real demo run', function () {
   this.timeout(600_000);
@@ -21,7 +22,7 @@ describe('rollout viewer in Chromium on a real demo run', function () {
     await needService(this, 'bubblewrap', async () => demoRunProblem());
     await needService(this, 'Chromium', async () => chromiumProblem());
     run = openRun(demoRun());
-    data = new ViewData(new RunRegistry(() => [dirname(run.dir)]));
+    data = new ViewData(new RunRegistry(() => [dirname(run.dir)]), { transcriptCache: ownTranscriptCache() });
     records = [...run.rollouts.values()].map((s) => readRollout(run.dir, { generation: s.generation, id: s.id }));
     browser = await launch();
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startViewServer, type ViewServer } from '../../../src/view/viewServer.js';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { ownTranscriptCache } from '../../support/transcriptCache.js';
 
 interface Sse {
   events: { id: string; data: { method: string; params: { runDir: string; rolloutId?: string } } }[];
@@ -63,7 +64,7 @@ describe('coevolve view live stream', function () {
     key = runDir.split('/').pop() as string;
     const lines = readFileSync(join(runDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     template = lines.filter((e) => e['type'] === 'rollout.finished').at(-1) as Record<string, unknown>;
-    server = await startViewServer({ sources: [out], port: 0, tailMs: 50 });
+    server = await startViewServer({ transcriptCache: ownTranscriptCache(), sources: [out], port: 0, tailMs: 50 });
   });
   after(async () => {
     await server?.close();

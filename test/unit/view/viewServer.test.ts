@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { readCuration } from '../../../src/store/curation.js';
 import { startViewServer, type ViewServer } from '../../../src/view/viewServer.js';
 import { requestUrl } from '../../../src/webview/firstRequest.js';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { ownTranscriptCache } from '../../support/transcriptCache.js';
 
 interface Reply {
   status: number;
@@ -45,8 +46,8 @@ describe('coevolve view server: the boundary', function () {
     const planted = await makeRun(join(out, 'runs'), { name: 'planted', seed: 9, generations: 1, startedAt: '2025-11-01T09:00:00.000Z' });
     writeFileSync(join(out, 'secret.txt'), 'the host secret');
     symlinkSync(join(out, 'secret.txt'), join(planted, 'rollouts', 'g0000', 'stolen.json'));
-    loop = await startViewServer({ sources: [join(out, 'runs')], port: 0, tailMs: 60_000 });
-    open = await startViewServer({ sources: [join(out, 'runs')], host: '0.0.0.0', port: 0, tailMs: 60_000 });
+    loop = await startViewServer({ transcriptCache: ownTranscriptCache(), sources: [join(out, 'runs')], port: 0, tailMs: 60_000 });
+    open = await startViewServer({ transcriptCache: ownTranscriptCache(), sources: [join(out, 'runs')], host: '0.0.0.0', port: 0, tailMs: 60_000 });
   });
   after(async () => {
     await loop?.close();
@@ -122,6 +123,20 @@ describe('coevolve view server: the boundary', function () {
     }
   });
 
+  it('keeps the transcript index of a search in the cache folder it is given', async () => {
+    const cache = ownTranscriptCache();
+    const s = await startViewServer({ transcriptCache: cache, sources: [join(out, 'runs')], port: 0, tailMs: 60_000 });
+    try {
+      const r = JSON.parse((await rpc(s.port, { kind: 'request', id: 5, method: 'rollouts/search', params: { runDir: runKey, query: 'exit', limit: 5 } })).body);
+      assert.equal(r.ok, true, JSON.stringify(r));
+      const deadline = Date.now() + 10_000;
+      while (readdirSync(cache).length === 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+      assert.equal(readdirSync(cache).filter((n) => n.endsWith('.jsonl')).length, 1, 'one index file for the run, in the given folder');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('never serves a run directory that holds a link, and says why', async () => {
     const r = JSON.parse((await rpc(loop.port, { kind: 'request', id: 4, method: 'rollouts/table', params: { runDir: (await listKey(loop, 'planted')) } })).body);
     assert.equal(r.ok, false);
@@ -131,7 +146,7 @@ describe('coevolve view server: the boundary', function () {
 
   it('audits a run before its dashboard too (the dashboard reads an outline, not the opened run), as a run or as the one compared', async () => {
     // A fresh server: nothing opened the planted run before its dashboard is asked for.
-    const fresh = await startViewServer({ sources: [join(out, 'runs')], port: 0, tailMs: 60_000 });
+    const fresh = await startViewServer({ transcriptCache: ownTranscriptCache(), sources: [join(out, 'runs')], port: 0, tailMs: 60_000 });
     try {
       const planted = await listKey(fresh, 'planted');
       for (const params of [{ runDir: planted }, { runDir: runKey, compareRunDir: planted }]) {
@@ -156,7 +171,7 @@ describe('coevolve view server: the boundary', function () {
   });
 
   it('curates with --allow-curation, only targets the run has', async () => {
-    const s = await startViewServer({ sources: [join(out, 'runs')], port: 0, allowCuration: true, tailMs: 60_000 });
+    const s = await startViewServer({ transcriptCache: ownTranscriptCache(), sources: [join(out, 'runs')], port: 0, allowCuration: true, tailMs: 60_000 });
     try {
       const ok = JSON.parse((await rpc(s.port, { kind: 'request', id: 6, method: 'curation/apply', params: { runDir: runKey, target: { kind: 'rollout', id: 'g0p0-t0' }, action: 'accept' } })).body);
       assert.equal(ok.ok, true, JSON.stringify(ok));

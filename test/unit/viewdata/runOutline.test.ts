@@ -8,6 +8,7 @@ import { RunOutline, isRolloutLine } from '../../../src/viewdata/runOutline.js';
 import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
 import { ViewData } from '../../../src/viewdata/viewRequests.js';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { ownTranscriptCache } from '../../support/transcriptCache.js';
 
 /**
  * The dashboard's outline of a run (its event log without rollout lines, read before JSON.parse) must draw exactly
@@ -78,7 +79,7 @@ describe('RunOutline: the dashboard of a run without reading its rollout events'
 
   it('dashboard/get reads the outline of a run nobody opened (it stays unopened), and the live index once it is open', () => {
     const registry = new RunRegistry(() => [out]);
-    const data = new ViewData(registry);
+    const data = new ViewData(registry, { transcriptCache: ownTranscriptCache() });
     const view = data.handlers['dashboard/get']({ runDir });
     assert.equal(registry.isOpen(runDir), false, 'the dashboard did not open the run');
     assert.deepEqual(view, dashboardView(new LiveRun(runDir), undefined));

@@ -10,6 +10,7 @@ import { stepText } from '../../../src/viewdata/stepText.js';
 import { readTranscript } from '../../../src/viewdata/transcriptRead.js';
 import { ViewData } from '../../../src/viewdata/viewRequests.js';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { ownTranscriptCache } from '../../support/transcriptCache.js';
 
 describe('transcript index: the light read of a rollout file, against a hostile run directory', () => {
   let out: string;
@@ -30,7 +31,7 @@ describe('transcript index: the light read of a rollout file, against a hostile 
   const rows = (data: ViewData) => data.rows(data.runs.get(runDir));
 
   it('reads the same step texts as the full reader (readRollout + stepText) for every rollout of a run', () => {
-    const data = new ViewData(new RunRegistry(() => [out]));
+    const data = new ViewData(new RunRegistry(() => [out]), { transcriptCache: ownTranscriptCache() });
     for (const r of rows(data)) {
       const full = readRollout(runDir, r).steps.map((s) => ({ id: s.step_id, source: s.source, text: stepText(s) }));
       assert.deepEqual(readTranscript(runDir, r), full, r.id);
@@ -38,7 +39,7 @@ describe('transcript index: the light read of a rollout file, against a hostile 
   });
 
   it('skips planted files (a link out of the run, a FIFO, another rollout id, wrong types, deep nesting) and never crashes', async () => {
-    const data = new ViewData(new RunRegistry(() => [out]));
+    const data = new ViewData(new RunRegistry(() => [out]), { transcriptCache: ownTranscriptCache() });
     const [a, b, c, d, e, f, g, ...rest] = rows(data);
     assert.ok(g && rest.length > 0, 'the fixture has enough rollouts');
     const file = (r: { generation: number; id: string }) => runLayout.rollout(runDir, r.generation, r.id);

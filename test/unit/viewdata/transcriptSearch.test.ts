@@ -7,6 +7,7 @@ import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
 import { stepText } from '../../../src/viewdata/stepText.js';
 import { ViewData } from '../../../src/viewdata/viewRequests.js';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { ownTranscriptCache } from '../../support/transcriptCache.js';
 
 describe('transcript search: the index answers what scanning every step would', () => {
   let out: string;
@@ -17,7 +18,7 @@ describe('transcript search: the index answers what scanning every step would', 
     this.timeout(30_000);
     out = mkdtempSync(join(tmpdir(), 'coevolve-search-'));
     runDir = await makeRun(out, { generations: 2, pairsPerGeneration: 3, k: 2, hintPlays: 1 });
-    data = new ViewData(new RunRegistry(() => [out]));
+    data = new ViewData(new RunRegistry(() => [out]), { transcriptCache: ownTranscriptCache() });
   });
   after(() => rmSync(out, { recursive: true, force: true }));
 

@@ -9,6 +9,7 @@ import { runChoices, runChoicesYielding, runNamesYielding } from '../../../src/v
 import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
 import { ViewData } from '../../../src/viewdata/viewRequests.js';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { ownTranscriptCache } from '../../support/transcriptCache.js';
 
 describe('view data layer (shared by the editor and coevolve view)', () => {
   let out: string;
@@ -20,7 +21,7 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
     out = mkdtempSync(join(tmpdir(), 'coevolve-viewdata-'));
     runDir = await makeRun(out, { generations: 3, pairsPerGeneration: 4, k: 3, hintPlays: 1 });
     await makeRun(out, { name: 'other', seed: 3, generations: 2, startedAt: '2025-11-29T09:00:00.000Z' });
-    data = new ViewData(new RunRegistry(() => [out]));
+    data = new ViewData(new RunRegistry(() => [out]), { transcriptCache: ownTranscriptCache() });
   });
   after(() => rmSync(out, { recursive: true, force: true }));
 
@@ -129,7 +130,7 @@ describe('view data layer: coevolve eval results', () => {
     this.timeout(30_000);
     out = mkdtempSync(join(tmpdir(), 'coevolve-viewdata-eval-'));
     runDir = await makeRun(out, { generations: 1 });
-    data = new ViewData(new RunRegistry(() => [out]));
+    data = new ViewData(new RunRegistry(() => [out]), { transcriptCache: ownTranscriptCache() });
   });
   after(() => rmSync(out, { recursive: true, force: true }));
 
@@ -171,7 +172,7 @@ describe('view data layer: the dataset (curated items) of the runs a host shows'
       { at: '2026-01-01T00:00:03.000Z', target: { kind: 'rollout', id: rejected.id }, action: 'reject', text: 'guessed' },
       { at: '2026-01-01T00:00:04.000Z', target: { kind: 'environment', id: plain.envId }, action: 'label', label: 'keep-me' },
     ]);
-    data = new ViewData(new RunRegistry(() => [out]));
+    data = new ViewData(new RunRegistry(() => [out]), { transcriptCache: ownTranscriptCache() });
   });
   after(() => rmSync(out, { recursive: true, force: true }));
 
