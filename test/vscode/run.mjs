@@ -74,6 +74,9 @@ async function main() {
   const browser = await launchBrowser(tools.chromium);
   let exitCode;
   const consoleLines = [];
+  // The deadline is on silence, not on the whole suite: on a loaded machine a correct suite takes many minutes,
+  // and a stuck one stops printing spec lines.
+  let lastSuiteLine = Date.now();
   try {
     const { page } = browser;
     // Exposed before navigation: the workbench calls it once the tests module's run() settles.
@@ -82,7 +85,10 @@ async function main() {
     page.on('console', (m) => {
       const text = m.text();
       const at = text.indexOf(suiteLineMarker);
-      if (at >= 0) console.log(text.slice(at + suiteLineMarker.length));
+      if (at >= 0) {
+        lastSuiteLine = Date.now();
+        console.log(text.slice(at + suiteLineMarker.length));
+      }
       else if (!isWorkbenchNoise(text)) consoleLines.push(`[${m.type()}] ${text}`);
     });
     page.on('pageerror', (err) => consoleLines.push(`[pageerror] ${err.message}`));
@@ -93,7 +99,13 @@ async function main() {
     // Only the navigation is awaited: the result comes through codeAutomationExit, and on a loaded machine the
     // workbench's own 'load' event can take longer than a navigation timeout.
     await page.goto(workbenchUrl(server, workspace, payload), { waitUntil: 'commit', timeout: 120_000 });
-    exitCode = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), timeoutMs))]);
+    const stalled = new Promise((r) => {
+      const timer = setInterval(() => {
+        if (Date.now() - lastSuiteLine > timeoutMs) r('timeout');
+      }, 1_000);
+      void exited.then(() => clearInterval(timer));
+    });
+    exitCode = await Promise.race([exited, stalled]);
     if (exitCode !== 0) {
       mkdirSync(artifacts, { recursive: true });
       await page.screenshot({ path: join(artifacts, 'vscode-layer-failure.png') }).catch(() => undefined);
@@ -110,7 +122,7 @@ async function main() {
   rmSync(workspace, { recursive: true, force: true });
   if (exitCode === 'timeout') {
     counts.failed++;
-    counts.failures.push({ title: 'vscode layer', error: `no result from the extension host within ${timeoutMs / 1000} s` });
+    counts.failures.push({ title: 'vscode layer', error: `the extension host printed no spec line for ${timeoutMs / 1000} s` });
   } else if (exitCode !== 0 && counts.failed === 0) {
     counts.failed++;
     counts.failures.push({ title: 'vscode layer', error: `extension host exited ${exitCode} without a failing test (see the log above)` });
