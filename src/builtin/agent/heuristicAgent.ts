@@ -51,17 +51,25 @@ export function createHeuristicAgent(): AgentRole {
   return {
     kind: 'builtin',
     label: heuristicAgentLabel,
-    begin: ({ task, config, rng }) => new HeuristicEpisode(task, config.genes, rng),
+    begin: ({ task, config, rng }) => {
+      const e = new HeuristicEpisode(task, config.genes, rng);
+      return { next: async (input) => e.next(input) } satisfies AgentEpisode;
+    },
   };
 }
 
-class HeuristicEpisode implements AgentEpisode {
+/** The heuristic agent's episode with synchronous turns (it needs no model): what the dialogue-only plays drive. */
+export function beginHeuristicAgent(task: AgentTask, genes: AgentGenes, rng: Rng): { next(input: { results: ToolResult[]; userMessage?: string }): AgentTurn } {
+  return new HeuristicEpisode(task, genes, rng);
+}
+
+class HeuristicEpisode {
   private policy: Policy | undefined;
   private turn = 0;
 
   constructor(private readonly task: AgentTask, private readonly genes: AgentGenes, private readonly rng: Rng) {}
 
-  async next(input: { results: ToolResult[]; userMessage?: string }): Promise<AgentTurn> {
+  next(input: { results: ToolResult[]; userMessage?: string }): AgentTurn {
     let step: IteratorResult<Move, void>;
     if (!this.policy) {
       this.policy = run(this.task, this.genes, this.rng, input.userMessage ?? '');

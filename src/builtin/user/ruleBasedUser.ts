@@ -49,7 +49,22 @@ export function waitChance(turns: number, patience: number): number {
 
 /** The built-in simulated user: reveals hidden facts by keyword rules, shaped by its behaviour knobs; rates by rules. */
 export function createRuleBasedUser(): UserRole {
-  return { kind: 'builtin', label: ruleBasedUserLabel, begin: ({ env, profile, rng }) => new RuleBasedUserEpisode(env, profile, rng) };
+  return { kind: 'builtin', label: ruleBasedUserLabel, begin: ({ env, profile, rng }) => asyncEpisode(new RuleBasedUserEpisode(env, profile, rng)) };
+}
+
+/** The rule-based user's episode with synchronous turns (it needs no model): what the dialogue-only plays drive. */
+export interface RuleBasedUserTurns {
+  open(): UserTurn;
+  reply(agentMessage: string): UserTurn;
+  rate(input: { steps: AtifStep[]; submitted: boolean; verifier?: VerifierOutcome }): { rating: UserRating; usage: ReturnType<typeof zeroUsage> };
+}
+
+export function beginRuleBasedUser(env: EnvironmentSpec, profile: UserProfile, rng: Rng): RuleBasedUserTurns {
+  return new RuleBasedUserEpisode(env, profile, rng);
+}
+
+function asyncEpisode(e: RuleBasedUserTurns): UserEpisode {
+  return { open: async () => e.open(), reply: async (m) => e.reply(m), rate: async (i) => e.rate(i) };
 }
 
 /** Chance that one answer about a fact tells its value. */
@@ -62,7 +77,7 @@ export function bundledAnswerChance(profile: UserProfile): number {
   return 1 - profile.behavior.ambiguity;
 }
 
-class RuleBasedUserEpisode implements UserEpisode {
+class RuleBasedUserEpisode implements RuleBasedUserTurns {
   private readonly facts: HiddenFact[];
   private readonly disclosed = new Set<string>();
   private readonly pending: HiddenFact[] = [];
@@ -84,7 +99,7 @@ class RuleBasedUserEpisode implements UserEpisode {
     return this.profile.behavior;
   }
 
-  async open(): Promise<UserTurn> {
+  open(): UserTurn {
     const b = this.b;
     const request = this.env.user.request;
     const parts: string[] = [];
@@ -104,7 +119,7 @@ class RuleBasedUserEpisode implements UserEpisode {
     return { message: this.style(parts.join(' ')), disclosedFacts: disclose.map((f) => f.id), usage: zeroUsage() };
   }
 
-  async reply(agentMessage: string): Promise<UserTurn> {
+  reply(agentMessage: string): UserTurn {
     const b = this.b;
     this.agentMessages++;
     const n = this.agentMessages;
@@ -170,7 +185,7 @@ class RuleBasedUserEpisode implements UserEpisode {
     return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
   }
 
-  async rate(input: { steps: AtifStep[]; submitted: boolean; verifier?: VerifierOutcome }): Promise<{ rating: UserRating; usage: ReturnType<typeof zeroUsage> }> {
+  rate(input: { steps: AtifStep[]; submitted: boolean; verifier?: VerifierOutcome }): { rating: UserRating; usage: ReturnType<typeof zeroUsage> } {
     const b = this.b;
     const passed = (input.verifier?.reward ?? 0) >= 1;
     const agentText = agentWords(input.steps);

@@ -5,6 +5,7 @@ import { realismBounds } from '../../core/evolution/realism.js';
 import type { DesignMove, Direction, Proposal, UserEvolverRole } from '../../core/roles/ports.js';
 import type { UserProfile } from '../../core/spec/user.js';
 import { disclosureModes, expertiseLevels, nonCollaborativeModes, userProfileSchema } from '../../core/spec/user.js';
+import { estimateMove, moveEstimate } from './moveEffects.js';
 
 export const builtinUserEvolverLabel = 'built-in user knob moves (not an LLM)';
 
@@ -85,25 +86,25 @@ function moveDefs(): UserMoveDef[] {
 const operatorOf = (d: UserMoveDef): string => `${d.direction}:${d.name}`;
 
 /**
- * Harder moves that cannot change what this user says, so would only be refused as not harder: expertise shapes
- * answers only below full cooperativeness; cooperativeness, ambiguity, expertise, tangent and fragments shape answers
- * to questions, which a user who says everything upfront is seldom asked.
+ * Every single-step behaviour move of a user that stays inside the human-like bounds, harder and easier. A harder
+ * move is listed only when its estimated effect (moveEffects.ts: the starting agent's dialogues with parent and child
+ * on the same tasks) loses at least `minLostShare` of what the parent serves and the child stays realistic there;
+ * it carries that estimate as its expected effect. This also drops the moves that cannot change what this user says
+ * (expertise at full cooperativeness; answer quality for a user who says everything upfront).
  */
-function changesNothing(parent: UserProfile, d: UserMoveDef): boolean {
-  if (d.knob === 'expertise' && parent.behavior.cooperativeness >= 1) return true;
-  // A user who says everything upfront is seldom asked: only telling less upfront, or waiting less, changes outcomes
-  // (bench:calibration and the dialogue check: the planner's other moves cost <= 0.035 of its successes).
-  return parent.behavior.disclosure === 'upfront' && !['less_disclosure', 'less_patience', 'enable_impatience'].includes(d.name);
-}
-
-/** Every single-step behaviour move of a user that stays inside the human-like bounds, harder and easier. */
 export function userMoves(parent: UserProfile, direction?: Direction): DesignMove[] {
   const out: DesignMove[] = [];
   for (const d of moveDefs()) {
     if (direction && d.direction !== direction) continue;
-    if (d.direction === 'harder' && changesNothing(parent, d)) continue;
     const moved = d.apply(parent.behavior, parent.persona);
-    if (moved) out.push({ id: operatorOf(d), direction: d.direction, knob: d.knob, from: moved.from, to: moved.to, description: d.description });
+    if (!moved) continue;
+    const move: DesignMove = { id: operatorOf(d), direction: d.direction, knob: d.knob, from: moved.from, to: moved.to, description: d.description };
+    if (d.direction === 'harder') {
+      const e = estimateMove(parent, { ...parent, behavior: moved.b, persona: moved.p });
+      if (e.lostShare < moveEstimate.minLostShare || !e.realistic) continue;
+      move.expectedEffect = Math.round(e.expectedEffect * 100) / 100;
+    }
+    out.push(move);
   }
   return out;
 }

@@ -251,18 +251,20 @@ describe('seed users and the user evolver', () => {
     const parent = cooperativeNovice();
     const moves = userMoves(parent);
     const ids = moves.map((m) => m.id);
-    for (const id of ['harder:less_disclosure', 'easier:more_disclosure', 'harder:more_ambiguity', 'easier:less_ambiguity', 'harder:less_patience', 'harder:less_cooperative', 'easier:more_cooperative', 'easier:more_expertise', 'harder:enable_tangent']) {
+    for (const id of ['harder:less_disclosure', 'easier:more_disclosure', 'easier:less_ambiguity', 'harder:less_cooperative', 'easier:more_cooperative', 'easier:more_expertise', 'easier:more_patience']) {
       assert.ok(ids.includes(id), `${id} in ${ids.join(', ')}`);
     }
     // A novice is the least expert: no move past a bound. An unavailable request never costs the goal: no harder move.
     assert.ok(!ids.includes('harder:less_expertise'));
     assert.ok(!ids.includes('harder:enable_unavailable_request'));
-    // A user who says everything upfront is offered only the moves that change what it says or how long it waits.
-    const planner = userMoves(seedUsers().find((u) => u.id === 'upfront-planner')!, 'harder').map((m) => m.id);
-    assert.deepEqual(planner.sort(), ['harder:enable_impatience', 'harder:less_disclosure', 'harder:less_patience']);
+    // Patience 30 -> 18 and impatience do not bind on the starting agent's 7-8 turn dialogues, nor does ambiguity
+    // 0.3 -> 0.55 cost a quarter of its served dialogues: not offered (the loop refused such children at 0-0 in 16).
+    for (const id of ['harder:less_patience', 'harder:enable_impatience', 'harder:more_ambiguity']) assert.ok(!ids.includes(id), `${id} in ${ids.join(', ')}`);
+    // A user who says everything upfront and answers fully is seldom asked: only telling less upfront costs enough.
+    const planner = userMoves(seedUsers().find((u) => u.id === 'upfront-planner')!, 'harder');
+    assert.deepEqual(planner.map((m) => m.id), ['harder:less_disclosure']);
     // Its less disclosure is one fact per answer: waiting to be asked changes nothing when it answers fully (the agent asks).
-    const told = userMoves(seedUsers().find((u) => u.id === 'upfront-planner')!, 'harder').find((m) => m.id === 'harder:less_disclosure')!;
-    assert.deepEqual([told.from, told.to], ['upfront', 'incremental']);
+    assert.deepEqual([planner[0]!.from, planner[0]!.to], ['upfront', 'incremental']);
     assert.deepEqual([...userMoves(parent, 'harder')].filter((m) => m.id === 'harder:less_disclosure').map((m) => [m.from, m.to]), [['on_request', 'incremental']]);
     for (const m of moves) {
       const p = applyUserMove(parent, m.id, 3);
@@ -283,9 +285,9 @@ describe('seed users and the user evolver', () => {
   it('the role lists moves and applies a chosen one', async () => {
     const evolver = createBuiltinUserEvolver();
     const parent = cooperativeNovice();
-    const move = evolver.moves!(parent).find((m) => m.id === 'harder:more_ambiguity')!;
+    const move = evolver.moves!(parent).find((m) => m.id === 'harder:less_cooperative')!;
     const p = await evolver.apply!({ parent, move, generation: 2, rng: createRng(1) });
-    assert.ok(p.ok && p.child.behavior.ambiguity > parent.behavior.ambiguity);
+    assert.ok(p.ok && p.child.behavior.cooperativeness < parent.behavior.cooperativeness);
   });
 
   it('moves knobs in the asked direction, inside human-like bounds, with new ids and lineage', () => {

@@ -6,6 +6,8 @@ import { resolveKnobs } from '../../../src/builtin/families/family.js';
 import { builtinFamilies } from '../../../src/builtin/families/registry.js';
 import { seedUsers } from '../../../src/builtin/user/seedUsers.js';
 import { applyUserMove, userMoves } from '../../../src/builtin/user/userEvolver.js';
+import { estimateMove, moveEstimate } from '../../../src/builtin/user/moveEffects.js';
+import { nonCollaborativeModes } from '../../../src/core/spec/user.js';
 import { playDialogue } from '../../support/dialogue.js';
 
 // The built-in agent against every seed user and each of its harder children, on the same level-2 tasks and rollout
@@ -18,15 +20,16 @@ const tasks = families.flatMap((f) => Array.from({ length: 25 }, (_, i) => ({
 })));
 const served = async (u: UserProfile, genes: AgentGenes): Promise<boolean[]> =>
   Promise.all(tasks.map(async (t) => { const o = await playDialogue(t.env, u, genes, 7, t.id); return o.told && o.waited; }));
+const harderMoveIds = ['less_disclosure', 'more_ambiguity', 'less_patience', 'less_cooperative', 'less_expertise', ...nonCollaborativeModes.map((m) => `enable_${m}`)].map((n) => `harder:${n}`);
 const share = (xs: boolean[]): number => xs.filter(Boolean).length / xs.length;
 
 describe('user moves against the built-in agent (dialogue-only plays)', function () {
   this.timeout(120_000);
 
-  it('every harder move of every seed user serves the agent less often, paired, and almost never more', async () => {
-    const flat: string[] = [];
+  it('every harder move offered for a seed user costs the agent a large share of what the parent serves, paired, on tasks and ids the estimate never saw', async () => {
     for (const parent of seedUsers()) {
       const base = await served(parent, demoGenes);
+      const parentServed = base.filter(Boolean).length;
       for (const m of userMoves(parent, 'harder')) {
         const p = applyUserMove(parent, m.id, 1);
         assert.ok(p.ok, m.id);
@@ -35,16 +38,30 @@ describe('user moves against the built-in agent (dialogue-only plays)', function
         const better = child.filter((x, i) => !base[i] && x).length;
         // The child draws the same numbers as its parent; a changed answer moves later draws, rarely in its favour.
         assert.ok(better <= Math.max(2, worse / 4), `${parent.id} ${m.id}: ${worse} worse, ${better} better`);
-        // A user who tells everything upfront leaves the agent little to lose; every other one loses it something
-        // through its answers. Patience moves act on the ~9 turns played, a few per cent per step where patience
-        // binds (the wait-chance test of the rule-based user), too few for 100 plays: here only never in its favour.
-        const patienceMove = m.knob === 'patience' || m.id === 'harder:enable_impatience';
-        if (patienceMove) assert.ok(better === 0, `${parent.id} ${m.id}: ${better} better`);
-        else if (parent.behavior.disclosure !== 'upfront') assert.ok(worse - better >= 3, `${parent.id} ${m.id}: ${worse} worse, ${better} better of ${tasks.length}`);
-        else if (worse === better) flat.push(m.id);
+        // Offered only when the estimate (other tasks, other ids) loses >= 25 % of the parent's served dialogues: here
+        // at least 15 % of them, net (sampling error of a 100-task sample at ~50 served is about 6 points).
+        assert.ok((worse - better) / parentServed >= 0.15, `${parent.id} ${m.id}: ${worse} worse, ${better} better of ${parentServed} served`);
+        assert.ok((m.expectedEffect ?? 0) > 0, `${parent.id} ${m.id}: expected effect ${m.expectedEffect}`);
       }
     }
-    assert.ok(flat.length <= 4, `flat moves of the upfront planner: ${flat.join(', ')}`);
+  });
+
+  it('a harder move is offered exactly when its estimate loses enough and stays realistic', () => {
+    let offered = 0, withheld = 0;
+    for (const parent of seedUsers()) {
+      const listed = new Set(userMoves(parent, 'harder').map((m) => m.id));
+      for (const id of harderMoveIds) {
+        const p = applyUserMove(parent, id, 1);
+        if (!p.ok) continue;
+        const e = estimateMove(parent, p.child);
+        const strong = e.lostShare >= moveEstimate.minLostShare && e.realistic;
+        assert.equal(listed.has(id), strong, `${parent.id} ${id}: lost ${e.lostShare.toFixed(2)}, realistic ${e.realistic}`);
+        if (strong) offered++;
+        else withheld++;
+      }
+    }
+    // Both happen among the seed users: the rule is neither "everything" nor "nothing".
+    assert.ok(offered >= 10 && withheld >= 5, `${offered} offered, ${withheld} withheld`);
   });
 
   it('a harder user is a curriculum: an agent that asks more (a larger question budget) wins back part of what each move costs', async () => {
