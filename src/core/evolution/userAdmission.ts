@@ -11,6 +11,7 @@ import type { FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
 import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 import { realismProblems } from './realism.js';
+import { userLookEnvironments } from './userLookEnvironments.js';
 
 /**
  * User admission (ARCHITECTURE.md, "User admission"): a user child enters the archive only when it is harder than
@@ -160,29 +161,11 @@ function cellsOf(records: RolloutRecord[], envs: EnvironmentSpec[], userId: stri
   return envs.map((e) => ({ envId: e.id, userId, ...countOutcomes(records.filter((r) => r.envId === e.id).map(outcomeOf)) }));
 }
 
-/**
- * The parent pair's environment, then active environments of other families (frozen held-out ones never) where the
- * user matters most: those with facts only the user can give first, then the highest predicted success for the
- * parent user. A harder user can only cost a play the parent wins, and only where the agent needs the user: a pair
- * the parent seldom wins, or whose task needs nothing from the user, has few plays to lose (picking environments
- * nearest 0.5 left the loop's looks at 0.02-0.12 wins per play).
- */
+/** The environments of a child's looks, fixed at its first (userLookEnvironments.ts). */
 function userEffectEnvironments(ctx: GenerationContext, model: FrontierModel, env: EnvironmentSpec, parent: UserProfile): EnvironmentSpec[] {
   const sets = ctx.archive.ledger.frozen;
   const frozen = new Set(sets?.source === 'generated' ? [...sets.test, ...sets.promotion].map((p) => p.envId) : []);
-  const needsUser = (e: EnvironmentSpec): number => (e.user.requiredFacts.length > 0 ? 1 : 0);
-  const options = ctx.archive.activeEnvs().filter((e) => e.family !== env.family && !frozen.has(e.id))
-    .map((e) => ({ e, needs: needsUser(e), p: model.posteriorOf(e.id, parent.id).mean }))
-    .sort((a, b) => b.needs - a.needs || b.p - a.p || a.e.id.localeCompare(b.e.id));
-  const out = [env];
-  const families = new Set([env.family]);
-  for (const { e } of options) {
-    if (out.length >= 1 + probationRules.otherEnvironments) break;
-    if (families.has(e.family)) continue;
-    families.add(e.family);
-    out.push(e);
-  }
-  return out;
+  return userLookEnvironments({ parentEnv: env, active: ctx.archive.activeEnvs(), frozen, predicted: (id) => model.posteriorOf(id, parent.id).mean, others: probationRules.otherEnvironments });
 }
 
 /** The cooperative reference user of the user effect: answers everything at once, precisely, patiently. */
