@@ -19,7 +19,7 @@ import { playDialogue, type DialogueOutcome } from './dialoguePlay.js';
  * prior effect, so the controller took them in name order (enable_fragments and enable_impatience first).
  */
 export const moveEstimate = {
-  /** The demo's starting agent (environments/demo.run.yaml): the agent the loop's first looks are played with. */
+  /** Without an agent to estimate for: the demo's starting agent (environments/demo.run.yaml). */
   genes: { askFirst: 0.9, questionBudget: 2, explore: 0.9, verify: 0.6, idiom: 'grep', persistence: 1 } as AgentGenes,
   level: 2,
   tasksPerFamily: 25,
@@ -53,11 +53,11 @@ function estimateTasks(): { env: EnvironmentSpec; id: string }[] {
 const cache = new Map<string, DialogueTally>();
 
 /** The dialogue-only plays of one user (memoised by what shapes its answers: behaviour, expertise and facts). */
-export function dialogueTally(user: UserProfile): DialogueTally {
-  const key = JSON.stringify([user.behavior, user.persona.expertise, user.facts]);
+export function dialogueTally(user: UserProfile, genes: AgentGenes = moveEstimate.genes): DialogueTally {
+  const key = JSON.stringify([user.behavior, user.persona.expertise, user.facts, genes]);
   const known = cache.get(key);
   if (known) return known;
-  const outcomes: DialogueOutcome[] = estimateTasks().map((t) => playDialogue(t.env, user, moveEstimate.genes, 1, t.id));
+  const outcomes: DialogueOutcome[] = estimateTasks().map((t) => playDialogue(t.env, user, genes, 1, t.id));
   const tally: DialogueTally = {
     served: outcomes.map((o) => o.told && o.waited),
     replies: outcomes.reduce((s, o) => s + o.replies, 0),
@@ -78,9 +78,9 @@ export interface MoveEstimate {
   realistic: boolean;
 }
 
-/** The estimated effect of `child` against `parent` (same tasks, same ids). */
-export function estimateMove(parent: UserProfile, child: UserProfile): MoveEstimate {
-  const p = dialogueTally(parent), c = dialogueTally(child);
+/** The estimated effect of `child` against `parent` for an agent with `genes` (same tasks, same ids). */
+export function estimateMove(parent: UserProfile, child: UserProfile, genes?: AgentGenes): MoveEstimate {
+  const p = dialogueTally(parent, genes), c = dialogueTally(child, genes);
   const parentServed = p.served.filter(Boolean).length;
   const lost = c.served.filter((x, i) => p.served[i] && !x).length;
   const lostShare = parentServed === 0 ? 0 : lost / parentServed;

@@ -3,6 +3,7 @@ import { hashString } from '../../core/ports/rng.js';
 import type { Rng } from '../../core/ports/rng.js';
 import { realismBounds } from '../../core/evolution/realism.js';
 import type { DesignMove, Direction, Proposal, UserEvolverRole } from '../../core/roles/ports.js';
+import type { AgentGenes } from '../../core/spec/agent.js';
 import type { UserProfile } from '../../core/spec/user.js';
 import { disclosureModes, expertiseLevels, nonCollaborativeModes, userProfileSchema } from '../../core/spec/user.js';
 import { estimateMove, moveEstimate } from './moveEffects.js';
@@ -92,7 +93,7 @@ const operatorOf = (d: UserMoveDef): string => `${d.direction}:${d.name}`;
  * it carries that estimate as its expected effect. This also drops the moves that cannot change what this user says
  * (expertise at full cooperativeness; answer quality for a user who says everything upfront).
  */
-export function userMoves(parent: UserProfile, direction?: Direction): DesignMove[] {
+export function userMoves(parent: UserProfile, direction?: Direction, genes?: AgentGenes): DesignMove[] {
   const out: DesignMove[] = [];
   for (const d of moveDefs()) {
     if (direction && d.direction !== direction) continue;
@@ -100,7 +101,7 @@ export function userMoves(parent: UserProfile, direction?: Direction): DesignMov
     if (!moved) continue;
     const move: DesignMove = { id: operatorOf(d), direction: d.direction, knob: d.knob, from: moved.from, to: moved.to, description: d.description };
     if (d.direction === 'harder') {
-      const e = estimateMove(parent, { ...parent, behavior: moved.b, persona: moved.p });
+      const e = estimateMove(parent, { ...parent, behavior: moved.b, persona: moved.p }, genes);
       if (e.lostShare < moveEstimate.minLostShare || !e.realistic) continue;
       move.expectedEffect = Math.round(e.expectedEffect * 100) / 100;
     }
@@ -136,7 +137,7 @@ export function createBuiltinUserEvolver(): UserEvolverRole {
     kind: 'builtin',
     label: builtinUserEvolverLabel,
     propose: async ({ parent, direction, generation, rng }) => evolveUser(parent, direction, generation, rng),
-    moves: (parent) => userMoves(parent),
+    moves: (parent, agent) => userMoves(parent, undefined, agent?.genes),
     apply: async ({ parent, move, generation }) => applyUserMove(parent, move.id, generation),
   };
 }

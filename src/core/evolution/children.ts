@@ -78,7 +78,7 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     },
     userRoot: model.userRoot,
     envMoves: (e) => availableMoves(ctx.roles.designer, e),
-    userMoves: (u) => availableMoves(ctx.roles.userEvolver, u),
+    userMoves: (u) => availableMoves(ctx.roles.userEvolver, u, agent),
     effectOf: model.moveEffect,
     // Only a role that lists its moves makes the same child from the same move again; a role that proposes by
     // direction (an LLM designer) makes a new child every time, so nothing it tried is ruled out.

@@ -1,6 +1,7 @@
 import type { Cancellation } from '../ports/cancellation.js';
 import type { Rng } from '../ports/rng.js';
 import type { DesignMove, DesignerRole, Direction, PairStats, Proposal, UserEvolverRole } from '../roles/ports.js';
+import type { AgentConfig } from '../spec/agent.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
 
@@ -10,11 +11,11 @@ const directionMoves = (): DesignMove[] => [
   { id: 'easier', direction: 'easier', description: 'a small change that makes the task easier (the role chooses it)' },
 ];
 
-type MoveRole<T> = { moves?(parent: T): DesignMove[] };
+type MoveRole<T> = { moves?(parent: T, agent?: AgentConfig): DesignMove[] };
 
 /** The moves the controller may choose from for this parent: the role's listed single steps, else by direction. */
-export function availableMoves<T>(role: MoveRole<T>, parent: T): DesignMove[] {
-  return role.moves ? role.moves(parent) : directionMoves();
+export function availableMoves<T>(role: MoveRole<T>, parent: T, agent?: AgentConfig): DesignMove[] {
+  return role.moves ? role.moves(parent, agent) : directionMoves();
 }
 
 interface MakeChildInput<T> {

@@ -158,8 +158,11 @@ export interface DesignerRole extends RoleIdentity {
 
 export interface UserEvolverRole extends RoleIdentity {
   propose(input: { parent: UserProfile; direction: Direction; stats: PairStats; generation: number; rng: Rng; signal?: Cancellation }): Promise<Proposal<UserProfile>>;
-  /** Single-step behaviour moves available for this user inside the realism bounds; absent: `propose` by direction. */
-  moves?(parent: UserProfile): DesignMove[];
+  /**
+   * Single-step behaviour moves available for this user inside the realism bounds; absent: `propose` by direction.
+   * `agent` is the agent the child will be measured with: what a behaviour costs depends on how the agent asks.
+   */
+  moves?(parent: UserProfile, agent?: AgentConfig): DesignMove[];
   apply?(input: ApplyMoveInput<UserProfile>): Promise<Proposal<UserProfile>>;
 }
 

@@ -5,7 +5,8 @@ import type { UserProfile } from '../../../src/core/spec/user.js';
 import { resolveKnobs } from '../../../src/builtin/families/family.js';
 import { builtinFamilies } from '../../../src/builtin/families/registry.js';
 import { seedUsers } from '../../../src/builtin/user/seedUsers.js';
-import { applyUserMove, userMoves } from '../../../src/builtin/user/userEvolver.js';
+import { applyUserMove, createBuiltinUserEvolver, userMoves } from '../../../src/builtin/user/userEvolver.js';
+import { agentConfigSchema } from '../../../src/core/spec/agent.js';
 import { estimateMove, moveEstimate } from '../../../src/builtin/user/moveEffects.js';
 import { nonCollaborativeModes } from '../../../src/core/spec/user.js';
 import { playDialogue } from '../../support/dialogue.js';
@@ -62,6 +63,21 @@ describe('user moves against the built-in agent (dialogue-only plays)', function
     }
     // Both happen among the seed users: the rule is neither "everything" nor "nothing".
     assert.ok(offered >= 10 && withheld >= 5, `${offered} offered, ${withheld} withheld`);
+  });
+
+  it('what a move costs depends on how the agent asks: the role estimates it for the agent the child will be measured with', () => {
+    const evolver = createBuiltinUserEvolver();
+    const persistent = agentConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Agent', id: 'asks-all', genes: { askFirst: 1, questionBudget: 4, explore: 1, verify: 1, idiom: 'grep', persistence: 3 } });
+    const planner = seedUsers().find((u) => u.id === 'upfront-planner')!;
+    const novice = seedUsers().find((u) => u.id === 'cooperative-novice')!;
+    // One fact per answer costs the starting agent the facts it does not ask about (askFirst 0.9); an agent that
+    // asks about every fact, one per message, loses nothing by it.
+    assert.ok(evolver.moves!(planner).some((m) => m.id === 'harder:less_disclosure'));
+    assert.ok(!evolver.moves!(planner, persistent).some((m) => m.id === 'harder:less_disclosure'));
+    assert.deepEqual(evolver.moves!(planner, persistent).filter((m) => m.direction === 'harder'), []);
+    // Partial answers still cost an agent that asks again: fewer, but not nothing.
+    const coop = (agent?: typeof persistent) => evolver.moves!(novice, agent).find((m) => m.id === 'harder:less_cooperative');
+    assert.ok(coop(persistent) && coop() && coop(persistent)!.expectedEffect! < coop()!.expectedEffect!, `${coop(persistent)?.expectedEffect} vs ${coop()?.expectedEffect}`);
   });
 
   it('a harder user is a curriculum: an agent that asks more (a larger question budget) wins back part of what each move costs', async () => {
