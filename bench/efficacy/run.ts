@@ -112,6 +112,8 @@ interface SeedFigures {
   worsePromotions: number;
   unmeasuredPromotions: number;
   userEffects: number[];
+  /** Each evolved user of the gen-4 archive against its parent on fresh ids (eval), with its realism verdict. */
+  users: { userId: string; parentId: string; plays: number; mean: number; ci: [number, number]; violations: string[] }[];
   realismOutside: number;
   inBandFinal: number;
   /** CPU seconds of the run (CLI + sandboxes) when this bench made it; null for a run an earlier bench made. */
@@ -173,6 +175,7 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     worsePromotions: gain?.worse ?? 0,
     unmeasuredPromotions: gain?.unmeasured ?? 0,
     userEffects: users.map((u) => u.vsParent.mean),
+    users: users.map((u) => ({ userId: u.userId, parentId: u.parentId, plays: u.plays, mean: u.vsParent.mean, ci: u.vsParent.ci, violations: u.realismViolations })),
     realismOutside: users.filter((u) => u.realismViolations.length > 0).length,
     inBandFinal: final.summary.inBandShare,
     runCpuSec: made?.cpu ? made.cpu.user + made.cpu.system : null,
@@ -219,17 +222,33 @@ async function main(): Promise<void> {
     console.log(`| ${r.seed} | ${r.archive} (${r.v1Archive})${r.archive < r.v1Archive ? ' SHRANK' : ''} | ${pct(r.inBand)} | ${f2(r.meanAbs)} | ${pct(r.loopInBand)} | ${d.map((x) => f2(x.mean)).join(' → ')} (${r.risingSteps}/${d.length - 1}) | ${pct(r.initial)} → ${pct(r.final)} (${signed(r.gain * 100, 0)} pts) | ${r.promotions} (${r.worsePromotions}) | ${r.userEffects.length ? f2(mean(r.userEffects)) : '—'} (${r.userEffects.length}, ${r.realismOutside}) | ${pct(r.inBandFinal)} |`);
   }
   printAgentTable(rows);
+  printUserTable(rows);
   const allEffects = rows.flatMap((r) => r.userEffects);
   const effect = allEffects.length ? meanWithInterval(allEffects) : null;
   console.log('');
   console.log(`means: in band by eval ${pct(mean(rows.map((r) => r.inBand)))} (target >= 60 %, version 1: 30 %) · mean abs(p - 0.5) ${f2(mean(rows.map((r) => r.meanAbs)))} (version 1: 0.27) · archive ${mean(rows.map((r) => r.archive)).toFixed(1)} (version 1: ${mean(rows.map((r) => r.v1Archive)).toFixed(1)})`);
   console.log(`held-out agent success: initial ${pct(mean(rows.map((r) => r.initial)))}, final ${pct(mean(rows.map((r) => r.final)))}, final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)} (without a paired comparison: ${rows.reduce((s, r) => s + r.unmeasuredPromotions, 0)})`);
   console.log(`measured difficulty rising (gen mean above the previous by more than its se): gens 0-${shortAt} ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps; whole run ${rows.reduce((s, r) => s + r.risingRun.rising, 0)} of ${rows.reduce((s, r) => s + r.risingRun.steps, 0)} steps; agent ability ${f2(mean(rows.map((r) => r.ability[0])))} → ${f2(mean(rows.map((r) => r.ability[1])))} (seed mean, logit scale)`);
-  console.log(effect ? `evolved users vs parent (parent - child success, fresh ids): ${effect.mean.toFixed(3)} [${effect.ci[0].toFixed(3)}, ${effect.ci[1].toFixed(3)}] over ${effect.n} users; outside realism bounds: ${rows.reduce((s, r) => s + r.realismOutside, 0)}` : 'evolved users: none in the final archives');
+  console.log(effect ? `evolved users vs parent (parent - child success, fresh ids), pooled over the seeds' users: ${effect.mean.toFixed(3)} ${effect.n >= 2 ? `[${effect.ci[0].toFixed(3)}, ${effect.ci[1].toFixed(3)}]` : '(no interval from one user)'} over ${effect.n} users; outside realism bounds: ${rows.reduce((s, r) => s + r.realismOutside, 0)}` : 'evolved users: none in the final archives');
   const cpu = rows.filter((r) => r.runCpuSec !== null);
   console.log(cpu.length ? `run cost (CLI + its bwrap sandboxes, ${generations} generations): ${cpu.map((r) => `seed ${r.seed} ${r.runCpuSec!.toFixed(0)} s CPU, ${r.runWallSec!.toFixed(0)} s wall at load ${r.loadAtRun.toFixed(1)}`).join('; ')} (the demo's budget: 2 min on 2 cores)` : 'run cost: every run was made by an earlier bench (--keep), not timed');
   console.log(JSON.stringify({ bench: 'efficacy', seeds, generations, rows, userEffect: effect, load: loadavg() }));
   if (!keep) rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * Every evolved user per seed: its effect against its parent (parent - child success on the same fresh ids) with the
+ * 95 % t interval over its paired plays, its realism verdict, and the seed's mean over users (an interval needs two).
+ */
+function printUserTable(rows: SeedFigures[]): void {
+  console.log('');
+  console.log('| seed | evolved user (parent) | paired plays | effect vs parent [95 % CI] | realism |');
+  console.log('|---:|---|---:|---|---|');
+  for (const r of rows) {
+    for (const u of r.users ?? []) console.log(`| ${r.seed} | ${u.userId} (${u.parentId}) | ${u.plays} | ${signed(u.mean, 3)} [${signed(u.ci[0], 3)}, ${signed(u.ci[1], 3)}] | ${u.violations.length ? u.violations.join('; ') : 'within'} |`);
+    const m = meanWithInterval(r.userEffects);
+    console.log(`| ${r.seed} | mean over ${m.n} user(s) | | ${m.n ? `${signed(m.mean, 3)} ${m.n >= 2 ? `[${signed(m.ci[0], 3)}, ${signed(m.ci[1], 3)}]` : '(no interval from one user)'}` : '—'} | |`);
+  }
 }
 
 /** --agent-only: the agent's table and its means (no eval was played). */
