@@ -43,6 +43,9 @@ export interface SteeringInput {
   centre: number;
 }
 
+/** How far from the centre a user child's predicted success may be to count as near it (the band's half-width). */
+export const userNear = 0.1;
+
 /** Most steps of one move in a child: enough to walk a parent far from the band back within a few generations. */
 export const maxSteps = 6;
 
@@ -55,7 +58,7 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
   const existing = new Set(input.pairs.map((p) => `${p.envId}|${p.userId}`));
   const eligible = input.pairs.filter((p) => input.envs.has(p.envId) && input.users.has(p.userId) && !input.excludedEnvs.has(p.envId));
 
-  const candidates: (ChildPlan & { key: string })[] = [];
+  const candidates: (ChildPlan & { key: string; drop?: number })[] = [];
   for (const parent of eligible) {
     const niche = nicheOf(parent.envId, parent.userId);
     const env = input.envs.get(parent.envId)!;
@@ -71,7 +74,8 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
     for (const move of input.userMoves(input.users.get(parent.userId)!).filter((m) => m.direction === 'harder')) {
       if (input.tried('user', parent.userId, move.id)) continue;
       const predicted = logistic(theta - b(parent.envId) - (u(parent.userId) + input.effectOf('user', undefined, move.id, stepPrior(move))));
-      candidates.push({ kind: 'user', parent, move, predicted, niche, key: `u|${parent.envId}|${parent.userId}|${move.id}` });
+      const drop = logistic(theta - b(parent.envId) - u(parent.userId)) - predicted;
+      candidates.push({ kind: 'user', parent, move, predicted, niche, key: `u|${parent.envId}|${parent.userId}|${move.id}`, drop });
     }
   }
   // New pairings of measured environments and users (both played at least once), not yet in the archive.
@@ -117,8 +121,13 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
     return r === undefined || !usedResults.has(r);
   };
   let users = 0, repairs = 0;
-  // Users co-evolve every generation: the user slots go first, to the user moves predicted closest to the centre.
-  const userFirst = candidates.filter((c) => c.kind === 'user').sort((x, y) => Math.abs(x.predicted - input.centre) - Math.abs(y.predicted - input.centre) || x.key.localeCompare(y.key));
+  // Users co-evolve every generation: the user slots go first. Among the user moves predicted near the centre, the
+  // one predicted to cost its parent's pair the most (a user child is admitted only when its paired plays show it is
+  // harder, and a play can only be lost where the parent wins: a small move from a pair at 0.55 lands near the centre
+  // too, but 16-48 paired plays cannot see it); then the others, closest to the centre first.
+  const near = (c: { predicted: number }): boolean => Math.abs(c.predicted - input.centre) <= userNear;
+  const userFirst = candidates.filter((c) => c.kind === 'user').sort((x, y) => Number(near(y)) - Number(near(x))
+    || (near(x) ? (y.drop ?? 0) - (x.drop ?? 0) : Math.abs(x.predicted - input.centre) - Math.abs(y.predicted - input.centre)) || x.key.localeCompare(y.key));
   for (const c of userFirst) {
     if (users >= input.maxUserChildren || chosen.length >= input.count || c.kind !== 'user') break;
     if (usedParents.has(`user|${c.parent.pairId}`) || !fresh(c)) continue;
