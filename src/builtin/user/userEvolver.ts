@@ -125,7 +125,8 @@ export function applyUserMove(parent: UserProfile, moveId: string, generation: n
 
 /** One move in the given direction, drawn from `rng` among the moves that stay inside the realism bounds. */
 export function evolveUser(parent: UserProfile, direction: Direction, generation: number, rng: Rng): Proposal<UserProfile> {
-  const moves = userMoves(parent, direction);
+  // Proposing by direction is the port's fallback (the loop lists moves and applies one): any move inside the bounds.
+  const moves = moveDefs().filter((d) => d.direction === direction && d.apply(parent.behavior, parent.persona)).map((d) => ({ id: operatorOf(d) }));
   if (moves.length === 0) {
     return { ok: false, operator: `${direction}:any`, reason: `every ${direction} move of user ${parent.id} would leave the human-like bounds; try the other direction`, usage: zeroUsage() };
   }

@@ -247,7 +247,8 @@ describe('seed users and the user evolver', () => {
     for (const u of seedUsers()) assert.deepEqual(realismProblems(u), [], u.id);
   });
 
-  it('lists single-step moves inside the bounds and applies one: the child differs from its parent in that knob only', () => {
+  it('lists single-step moves inside the bounds and applies one: the child differs from its parent in that knob only', function () {
+    this.timeout(300_000); // each listed harder move is estimated on 100 dialogue-only plays
     const parent = cooperativeNovice();
     const moves = userMoves(parent);
     const ids = moves.map((m) => m.id);

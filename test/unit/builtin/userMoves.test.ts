@@ -25,7 +25,7 @@ const harderMoveIds = ['less_disclosure', 'more_ambiguity', 'less_patience', 'le
 const share = (xs: boolean[]): number => xs.filter(Boolean).length / xs.length;
 
 describe('user moves against the built-in agent (dialogue-only plays)', function () {
-  this.timeout(120_000);
+  this.timeout(900_000); // hundreds of dialogue-only plays per user: ~40 s unloaded, minutes at load 30
 
   it('every harder move offered for a seed user costs the agent a large share of what the parent serves, paired, on tasks and ids the estimate never saw', async () => {
     for (const parent of seedUsers()) {
