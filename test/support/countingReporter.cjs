@@ -1,5 +1,6 @@
 // Mocha reporter: mocha's spec output for people, plus a counts file for scripts/test.mjs, which prints the
-// closing "N passed, N failed" line CI reads. Pending tests count as skipped.
+// closing "N passed, N failed" line CI reads. Pending tests count as skipped. It also prints the slowest top-level
+// suites (hooks included: a suite's before() may run a whole co-evolution run), so a CI log says where the time went.
 const Mocha = require('mocha');
 const fs = require('node:fs');
 
@@ -16,7 +17,18 @@ class CountingReporter extends Mocha.reporters.Spec {
       counts.skipped++;
       counts.skips.push(test.fullTitle());
     });
+    const suiteStart = new Map();
+    const suiteTimes = [];
+    runner.on('suite', (suite) => { if (suite.parent && suite.parent.root) suiteStart.set(suite, Date.now()); });
+    runner.on('suite end', (suite) => {
+      if (suiteStart.has(suite)) suiteTimes.push({ title: suite.title, file: suite.file, ms: Date.now() - suiteStart.get(suite) });
+    });
     runner.once('end', () => {
+      const slow = suiteTimes.sort((a, b) => b.ms - a.ms).slice(0, 12);
+      if (slow.length > 1) {
+        console.log('\n  slowest suites (wall time, hooks included):');
+        for (const s of slow) console.log(`    ${(s.ms / 1000).toFixed(1).padStart(7)} s  ${s.title}  (${require('node:path').relative(process.cwd(), s.file || '')})`);
+      }
       const out = process.env.COEVOLVE_COUNTS_FILE;
       if (out) fs.writeFileSync(out, JSON.stringify(counts));
     });

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Frame, Locator } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import { launchBrowser, type BrowserSession } from '../../support/codeServer.js';
 import { cspViolations, drawnBars, drawnLegends, webviewFrame } from '../../support/rendered.js';
 import { Workbench } from '../support/workbench.js';
@@ -162,7 +162,17 @@ describe('e2e: the walkthrough, from an empty folder to a real demo run and its 
       await page().waitForTimeout(400);
     }
     await open.click();
-    const viewer = await webviewFrame(page(), '#steps', 60_000);
+    // CI once saw no viewer 60 s after this click (2 cores, after the long integration layer) and the run could not say
+    // why. A click can land while the virtual list swaps its rows: click once more, saying so, and if no viewer shows
+    // then either, fail with what the workbench does show (tabs, every frame's text), plus a screenshot.
+    const viewer = await webviewFrame(page(), '#steps', 30_000).catch(async () => {
+      console.log(`      no rollout viewer 30 s after clicking ${pick.id}; clicking again`);
+      await open.click();
+      return webviewFrame(page(), '#steps', 60_000).catch(async (err: Error) => {
+        await wb.screenshot('walkthrough-rollout-missing');
+        throw new Error(`${err.message} after two clicks on ${pick.id}; ${await workbenchState(page())}`);
+      });
+    });
     await viewer.locator('.step').first().waitFor();
     await viewer.locator('vscode-tab-header[data-tab="reward"]').click();
     await viewer.locator('#reward-components').waitFor();
@@ -173,6 +183,13 @@ describe('e2e: the walkthrough, from an empty folder to a real demo run and its 
     await wb.screenshot('walkthrough-rollout-reward');
   });
 });
+
+/** What the workbench shows, for a failure message: the editor tabs and the first text of every frame. */
+async function workbenchState(page: Page): Promise<string> {
+  const tabs = await page.locator('.tab').allTextContents();
+  const frames = await Promise.all(page.frames().map(async (f) => (await f.locator('body').innerText({ timeout: 2_000 }).catch(() => '')).replace(/\s+/g, ' ').slice(0, 160)));
+  return `tabs: ${JSON.stringify(tabs.map((t) => t.trim()))}; frames: ${JSON.stringify(frames.filter(Boolean))}`;
+}
 
 /** Waits until the extension's "Coevolve" log file (under code-server's user data) has a line matching `pattern`. */
 async function waitForLogLine(pattern: RegExp, timeout: number): Promise<string> {
