@@ -2,7 +2,7 @@
 // Type checking is separate (`npm run typecheck`) so builds stay fast.
 import * as esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 
@@ -30,8 +30,14 @@ const builds = [
   { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: [...common.external, 'vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20' },
 ];
-if (webviewEntries.length > 0) {
-  builds.push({ ...common, external: [], entryPoints: webviewEntries, outdir: 'dist/webview', platform: 'browser', format: 'esm', target: 'es2022' });
+// One build per app. The dashboard is split: what it imports with import() (the tabs after the first, which its
+// first screen does not show) becomes a chunk loaded when needed, and what that shares with the app a chunk the app
+// imports (relative URLs beside the app's script: the editor's webview nonce and the browser host's 'self' both
+// cover them). The other apps are single files (a chunk is one more round trip before their first screen).
+const splitApps = new Set(['dashboard.ts']);
+for (const entry of webviewEntries) {
+  const split = splitApps.has(entry.split('/').pop());
+  builds.push({ ...common, external: [], entryPoints: [entry], outdir: 'dist/webview', platform: 'browser', format: 'esm', target: 'es2022', ...(split ? { splitting: true, chunkNames: 'chunk-[name]-[hash]' } : {}) });
 }
 // The browser host's own pages (coevolve view and bundles): runs list, run table, navigation. Same output folder.
 const browserDir = 'src/webview/browser';
@@ -49,6 +55,9 @@ function copyAssets() {
   mkdirSync('dist/channel', { recursive: true });
   cpSync('src/sandbox/channel/supervisor.c', 'dist/channel/supervisor.c');
 }
+
+// Chunks of earlier builds (their names carry a content hash) would be served, bundled and packaged beside the new ones.
+for (const f of existsSync('dist/webview') ? readdirSync('dist/webview') : []) if (f.startsWith('chunk-')) rmSync(join('dist/webview', f));
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

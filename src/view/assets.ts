@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import { staticChunkImports } from '../webview/chunkImports.js';
 
 const types: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.ttf': 'font/ttf', '.map': 'application/json',
@@ -29,4 +30,10 @@ export function loadAssets(dir: string): Map<string, Asset> {
     if (type) out.set(name, { body: readFileSync(join(dir, name)), type });
   }
   return out;
+}
+
+/** The chunks a page's script imports (each in the table), for the page to name as modulepreloads. */
+export function scriptChunks(assets: ReadonlyMap<string, Asset>, script: string): string[] {
+  const body = assets.get(script)?.body;
+  return body ? staticChunkImports(body.toString('utf8')).filter((c) => assets.has(c)) : [];
 }

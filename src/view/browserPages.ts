@@ -26,9 +26,10 @@ const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g,
  * browser asks for the stylesheets, the bundle and then the preloaded data in that order, and the server (one
  * request at a time) sends the bundle before it starts on the data. It carries no data: the app reads its target from the URL and asks the host for everything. A
  * server names the page's first request (`preload`, a GET URL of /api/rpc from firstRequest.ts) so the browser
- * fetches it alongside the bundle instead of after it has run.
+ * fetches it alongside the bundle instead of after it has run. `chunks` are the modules the script imports
+ * (chunkImports.ts), named as modulepreloads so they are fetched with the script, not after it has been parsed.
  */
-export function browserPageHtml(file: string, host: 'http' | 'static', commands: string[] = [], preload?: string): string {
+export function browserPageHtml(file: string, host: 'http' | 'static', commands: string[] = [], preload?: string, chunks: string[] = []): string {
   const p = browserPages[file];
   if (!p) throw new Error(`no browser page ${file}`);
   // The frame-ancestors directive only works as a header; a meta CSP ignores it, so it is left out here.
@@ -47,7 +48,7 @@ export function browserPageHtml(file: string, host: 'http' | 'static', commands:
     ${styles}
     <script type="module" src="assets/hostNav.js"></script>
     <script type="module" src="assets/${escapeAttr(p.script)}"></script>
-    ${preload ? `<link rel="preload" as="fetch" crossorigin="anonymous" href="${escapeAttr(preload)}" data-coevolve-request>\n    ` : ''}<title>${escapeAttr(p.title)}</title>
+    ${chunks.map((c) => `<link rel="modulepreload" href="assets/${escapeAttr(c)}">\n    `).join('')}    ${preload ? `<link rel="preload" as="fetch" crossorigin="anonymous" href="${escapeAttr(preload)}" data-coevolve-request>\n    ` : ''}<title>${escapeAttr(p.title)}</title>
   </head>
   <body>
     <nav class="host-nav" aria-label="Coevolve"></nav>

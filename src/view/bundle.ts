@@ -15,7 +15,7 @@ import { runChoice } from '../viewdata/runListing.js';
 import { safeKey } from '../webview/browserLinks.js';
 import type { StaticDataset, StaticTableIndex } from '../webview/browserTransport.js';
 import type { RolloutRow } from '../webview/protocol.js';
-import { loadAssets, webviewAssetsDir } from './assets.js';
+import { loadAssets, scriptChunks, webviewAssetsDir } from './assets.js';
 import { browserPageHtml, browserPages } from './browserPages.js';
 import { ServedRuns } from './servedRuns.js';
 
@@ -101,12 +101,13 @@ export function writeBundle(out: string, sources: string[], o: BundleOptions = {
   write('data/runs.json', choices);
   const dataset: StaticDataset = { runs: datasets, note: `Only what this bundle holds: its export selection (--filter ${filters.filter}) leaves out rejected items, hint plays, unsandboxed rollouts and infrastructure errors.` };
   write('data/dataset.json', dataset);
-  for (const page of Object.keys(browserPages)) {
-    writeFileSync(join(out, page), browserPageHtml(page, 'static'), { flag: 'wx' });
+  const assets = loadAssets(o.assetsDir ?? webviewAssetsDir());
+  for (const [page, p] of Object.entries(browserPages)) {
+    writeFileSync(join(out, page), browserPageHtml(page, 'static', [], undefined, scriptChunks(assets, p.script)), { flag: 'wx' });
     files++;
   }
   mkdirSync(join(out, 'assets'), { recursive: true });
-  for (const [name, asset] of loadAssets(o.assetsDir ?? webviewAssetsDir())) {
+  for (const [name, asset] of assets) {
     if (name.endsWith('.map')) continue;
     writeFileSync(join(out, 'assets', name), asset.body, { flag: 'wx' });
     files++;

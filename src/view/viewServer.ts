@@ -8,7 +8,7 @@ import { streamSSE } from 'hono/streaming';
 import { ViewData } from '../viewdata/viewRequests.js';
 import type { HostMessage, RequestMethod } from '../webview/protocol.js';
 import { parseWebviewMessage } from '../webview/protocolSchemas.js';
-import { loadAssets, webviewAssetsDir } from './assets.js';
+import { loadAssets, scriptChunks, webviewAssetsDir } from './assets.js';
 import { browserCsp, browserPageHtml, browserPages } from './browserPages.js';
 import { firstRequestOf, preloadMethods, requestUrl } from '../webview/firstRequest.js';
 import { LiveFeed } from './liveFeed.js';
@@ -53,6 +53,9 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
   const loopback = isLoopbackHost(host);
   const token = loopback ? undefined : (o.token ?? makeToken());
   const runs = new ServedRuns(o.sources);
+  // The listing scan (every run directory's manifest; ~0.3 s for a thousand runs) once, before the first page asks:
+  // every page needs it (the runs list, and any run key a URL names), and it is kept while no run comes or goes.
+  runs.listed();
   const data = new ViewData(runs, { transcriptCache: o.transcriptCache });
   const feed = new LiveFeed(runs);
   const assets = loadAssets(o.assetsDir ?? webviewAssetsDir());
@@ -102,9 +105,9 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
 
   // Each page names its first request for the browser to preload (firstRequest.ts); the HTML holds no data.
   const pageHtml = (file: string, search: string): string => {
-    const page = browserPages[file]?.page;
-    const first = page ? firstRequestOf(page, search) : undefined;
-    return browserPageHtml(file, 'http', commands, first ? requestUrl(first.method, first.params) : undefined);
+    const p = browserPages[file];
+    const first = p ? firstRequestOf(p.page, search) : undefined;
+    return browserPageHtml(file, 'http', commands, first ? requestUrl(first.method, first.params) : undefined, p ? scriptChunks(assets, p.script) : []);
   };
   app.get('/', (c) => c.html(pageHtml('index.html', new URL(c.req.url).search)));
   app.get('/:page{[a-z]+\\.html}', (c) => {

@@ -1,6 +1,6 @@
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
 import { environmentName, userName } from '../webview/names.js';
-import type { DashboardView, LineageNode, RunOverview } from '../webview/protocol.js';
+import type { DashboardView, GenerationFigures, LineageNode, RunOverview } from '../webview/protocol.js';
 import type { RunSource } from './liveRun.js';
 
 /**
@@ -9,11 +9,11 @@ import type { RunSource } from './liveRun.js';
  */
 export function runOverview(source: RunSource, ref: string = source.run.dir): RunOverview {
   const run = source.run;
-  const generations: GenerationMetrics[] = [];
+  const generations: GenerationFigures[] = [];
   const pendingGenerations: number[] = [];
   for (const g of run.generations) {
     const m = g.finished ? source.metrics(g.index) : undefined;
-    if (m) generations.push(m);
+    if (m) generations.push(figuresOf(m));
     else pendingGenerations.push(g.index);
   }
   const c = run.manifest.config;
@@ -23,15 +23,31 @@ export function runOverview(source: RunSource, ref: string = source.run.dir): Ru
   };
 }
 
+/** The figures of a generation's metrics: the same object without its per-pair and per-node lists (protocol.ts). */
+export function figuresOf(m: GenerationMetrics): GenerationFigures {
+  const { pairsDetail: _pairs, lineage: _lineage, archiveBand, ...figures } = m;
+  if (!archiveBand) return figures;
+  const { pairs: _bandPairs, ...band } = archiveBand;
+  return { ...figures, archiveBand: band };
+}
+
+/** The stored metrics of the generations that have them (read once by the source, which keeps them). */
+function storedMetrics(source: RunSource): GenerationMetrics[] {
+  return source.run.generations.flatMap((g) => {
+    const m = g.finished ? source.metrics(g.index) : undefined;
+    return m ? [m] : [];
+  });
+}
+
 /**
  * Lineage of every environment and user version (from spec.added / spec.retired events), each with the success
  * rate its pairs had in the last generation that played it (the stored pair statistics, not recomputed).
  */
-export function lineage(source: RunSource, overview: RunOverview): LineageNode[] {
+export function lineage(source: RunSource): LineageNode[] {
   const run = source.run;
   const last = new Map<string, { generation: number; rates: number[]; successes: number; plays: number }>();
   const measured = new Map<string, NonNullable<LineageNode['measured']>>();
-  for (const m of overview.generations) {
+  for (const m of storedMetrics(source)) {
     for (const p of m.pairsDetail) {
       for (const id of [p.envId, p.userId]) {
         const cur = last.get(id);
@@ -77,7 +93,7 @@ export function dashboardView(source: RunSource, compare: RunSource | undefined,
   const overview = runOverview(source, refOf(run.dir));
   return {
     run: overview,
-    lineage: lineage(source, overview),
+    lineage: lineage(source),
     rejections: run.rejections.map((r) => ({ kind: r.kind, id: r.id, parent: r.parent, operator: r.operator, reason: r.reason, generation: r.generation })),
     agentUpdates: run.agentUpdates.map((a) => ({ generation: a.generation, fromId: a.fromId, toId: a.toId, change: a.change, promoted: a.promoted, ...(a.heldOut ? { heldOut: a.heldOut } : {}) })),
     retirements: run.events.flatMap((e) => {

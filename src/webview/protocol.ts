@@ -139,6 +139,13 @@ export interface RejectedChild {
   generation: number;
 }
 
+/**
+ * A generation's stored metrics as a dashboard gets them: every figure, without the per-pair and per-node lists
+ * (pairsDetail, lineage, archiveBand.pairs; about 25 KB of a 30 KB file) that no chart or table reads: the data
+ * layer builds the lineage from them (DashboardView.lineage). A 20-generation run's dashboard/get was 515 KB.
+ */
+export type GenerationFigures = Omit<GenerationMetrics, 'pairsDetail' | 'lineage' | 'archiveBand'> & { archiveBand?: Omit<NonNullable<GenerationMetrics['archiveBand']>, 'pairs'> };
+
 export interface RunOverview {
   runDir: string;
   name: string;
@@ -148,7 +155,7 @@ export interface RunOverview {
   k: number;
   band: { low: number; high: number };
   roles: Record<string, string>;
-  generations: GenerationMetrics[];
+  generations: GenerationFigures[];
   /** Generations started but without stored metrics yet. */
   pendingGenerations: number[];
 }

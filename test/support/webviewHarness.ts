@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { makeNonce, webviewHtml } from '../../src/extension/viewer/webviewHtml.js';
+import { staticChunkImports } from '../../src/webview/chunkImports.js';
 
 const types: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.ttf': 'font/ttf', '.html': 'text/html' };
 
@@ -20,7 +21,9 @@ export async function startHarness(root: string, app: string, element: string, s
     const url = new URL(req.url ?? '/', origin);
     if (url.pathname === '/') {
       const nonce = makeNonce();
-      let html = webviewHtml({ title: app, cspSource: origin, scriptUri: `${origin}/${app}.js`, styleUris: [`${origin}/codicon.css`, `${origin}/${app}.css`], element, state, nonce });
+      // The app's chunks as the extension names them (webviewHost.ts renderApp), read from the build as it is now.
+      const preloadUris = staticChunkImports(readFileSync(join(dist, `${app}.js`), 'utf8')).map((c) => `${origin}/${c}`);
+      let html = webviewHtml({ title: app, cspSource: origin, scriptUri: `${origin}/${app}.js`, styleUris: [`${origin}/codicon.css`, `${origin}/${app}.css`], element, state, nonce, preloadUris });
       // The stand-in VS Code API: requests go to /rpc and come back as window messages, like postMessage replies.
       const stub = `<script nonce="${nonce}">
         window.acquireVsCodeApi = () => ({

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { staticChunkImports } from '../../webview/chunkImports.js';
 import { parseWebviewMessage } from '../../webview/protocolSchemas.js';
 import type {
   CommandMethod, CommandParamsOf, HostMessage, NotificationMethod, NotificationParamsOf, RequestMethod, RequestParamsOf, RequestResults,
@@ -21,10 +23,26 @@ export function panelOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOptio
   return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')], enableFindWidget: false };
 }
 
+/** The chunks each app's script imports, read from the built script once (it does not change while the extension runs). */
+const appChunks = new Map<string, string[]>();
+
+function chunksOf(extensionUri: vscode.Uri, app: string): string[] {
+  let chunks = appChunks.get(app);
+  if (!chunks) {
+    try {
+      chunks = staticChunkImports(readFileSync(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${app}.js`).fsPath, 'utf8'));
+    } catch {
+      chunks = []; // not readable here (a virtual file system): the script fetches its chunks itself
+    }
+    appChunks.set(app, chunks);
+  }
+  return chunks;
+}
+
 export function renderApp(webview: vscode.Webview, extensionUri: vscode.Uri, app: string, element: string, title: string, state: unknown): void {
   const asset = (name: string): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', name)).toString();
   webview.options = panelOptions(extensionUri);
-  webview.html = webviewHtml({ title, cspSource: webview.cspSource, scriptUri: asset(`${app}.js`), styleUris: [asset('codicon.css'), asset(`${app}.css`)], element, state });
+  webview.html = webviewHtml({ title, cspSource: webview.cspSource, scriptUri: asset(`${app}.js`), styleUris: [asset('codicon.css'), asset(`${app}.css`)], element, state, preloadUris: chunksOf(extensionUri, app).map(asset) });
 }
 
 /**

@@ -11,6 +11,8 @@ export interface WebviewPage {
   /** Initial state for the app (the panel's target), JSON in a data attribute. */
   state: unknown;
   nonce?: string;
+  /** Modules the script imports (its chunks, src/webview/chunkImports.ts), fetched with it. */
+  preloadUris?: string[];
 }
 
 export function makeNonce(): string {
@@ -45,7 +47,7 @@ export function webviewHtml(page: WebviewPage): string {
   </head>
   <body>
     <${page.element} id="app" data-state="${escapeAttr(JSON.stringify(page.state))}"></${page.element}>
-    <script type="module" nonce="${nonce}" src="${escapeAttr(page.scriptUri)}"></script>
+    ${(page.preloadUris ?? []).map((u) => `<link rel="modulepreload" nonce="${nonce}" href="${escapeAttr(u)}">\n    `).join('')}<script type="module" nonce="${nonce}" src="${escapeAttr(page.scriptUri)}"></script>
   </body>
 </html>`;
 }

@@ -3,9 +3,6 @@
 // transcript search and side-by-side compare, and two generations or two runs compared. It draws what the run
 // directory holds; nothing here computes a metric (differences in the comparison are of stored numbers).
 import '../render/cspWatch.js';
-import '@vscode-elements/elements/dist/vscode-button/index.js';
-import '@vscode-elements/elements/dist/vscode-single-select/index.js';
-import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
@@ -15,10 +12,8 @@ import 'uplot/dist/uPlot.min.css';
 import { operatorLabel, runLabel, runTitle } from '../names.js';
 import type { DashboardPanelState, DashboardView, LineageNode, RunName, SpecView } from '../protocol.js';
 import { chartsFor, seriesOf } from '../render/chartSpecs.js';
-import { compareTable } from '../render/comparePanel.js';
-import { lineageDetail, lineageTree, type LineageHandlers } from '../render/lineagePanel.js';
+import type { LineageHandlers } from '../render/lineagePanel.js';
 import { mountPlot } from '../render/plot.js';
-import '../render/rolloutTableView.js';
 import type { RolloutTableView } from '../render/rolloutTableView.js';
 import { verdictStrip } from '../render/verdict.js';
 import { HostChannel, initialState } from '../rpc.js';
@@ -27,6 +22,13 @@ import '../styles/dashboard.css';
 
 const tabs = ['overview', 'lineage', 'rollouts', 'compare'] as const;
 type Tab = (typeof tabs)[number];
+type LaterTabs = typeof import('../render/dashboardTabs.js');
+
+const loadingTab = html`<p class="loading"><span class="codicon codicon-loading codicon-modifier-spin"></span> Loading…</p>`;
+
+/** The code of the tabs after the first, asked for once (a chunk of its own: the first screen does not wait for it). */
+let laterTabs: Promise<LaterTabs> | undefined;
+const loadLaterTabs = (): Promise<LaterTabs> => (laterTabs ??= import('../render/dashboardTabs.js'));
 
 export class RunDashboard extends LitElement {
   static override properties = {
@@ -39,6 +41,7 @@ export class RunDashboard extends LitElement {
     selected: { state: true },
     spec: { state: true },
     specProblem: { state: true },
+    later: { state: true },
   };
 
   declare view: DashboardView | undefined;
@@ -50,6 +53,8 @@ export class RunDashboard extends LitElement {
   declare selected: LineageNode | undefined;
   declare spec: SpecView | 'loading' | undefined;
   declare specProblem: string | undefined;
+  /** The later tabs' code, once loaded. */
+  declare later: LaterTabs | undefined;
 
   private channel!: HostChannel;
   private state!: DashboardPanelState;
@@ -94,9 +99,12 @@ export class RunDashboard extends LitElement {
     // The compare picker's list is asked for once the dashboard's own data is in and drawn: a host answers one
     // request at a time, and a list of a thousand runs (and its thousand options, drawn in one go) must not hold the
     // charts back. bench:view saw the options drawn before the charts' first frame when asked right after the data.
+    // So is the code of the other tabs, unless the page opens on one of them.
+    if (this.tab !== 'overview') this.loadLater();
     void this.load().finally(async () => {
       await this.updateComplete;
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      this.loadLater();
       this.runs = await this.channel.request('runs/names', {}).catch(() => this.runs);
     });
   }
@@ -120,7 +128,12 @@ export class RunDashboard extends LitElement {
     }
   }
 
+  private loadLater(): void {
+    if (!this.later) void loadLaterTabs().then((m) => (this.later = m), (err: unknown) => (this.error = `the dashboard's tabs did not load: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
   private setTab(tab: Tab): void {
+    if (tab !== 'overview') this.loadLater();
     this.tab = tab;
     this.state = { ...this.state, tab };
     this.channel.setState(this.state);
@@ -219,10 +232,10 @@ export class RunDashboard extends LitElement {
         </div>
         <div class="compare-run">
           <label for="compare-run">Compare with run</label>
-          <vscode-single-select id="compare-run" @change=${(e: Event) => this.setCompareRun((e.target as HTMLSelectElement).value)}>
-            <vscode-option value="" ?selected=${!v.compare}>(none)</vscode-option>
-            ${this.runs.filter((c) => c.runDir !== r.runDir).map((c) => html`<vscode-option value=${c.runDir} ?selected=${v.compare?.runDir === c.runDir}>${runTitle(c)} · ${c.status}</vscode-option>`)}
-          </vscode-single-select>
+          <select id="compare-run" @change=${(e: Event) => this.setCompareRun((e.target as HTMLSelectElement).value)}>
+            <option value="" ?selected=${!v.compare}>(none)</option>
+            ${this.runs.filter((c) => c.runDir !== r.runDir).map((c) => html`<option value=${c.runDir} ?selected=${v.compare?.runDir === c.runDir}>${runTitle(c)} · ${c.status}</option>`)}
+          </select>
         </div>
       </header>
       <vscode-tabs selected-index=${tabs.indexOf(this.tab)} @vsc-tabs-select=${(e: CustomEvent<{ selectedIndex: number }>) => this.setTab(tabs[e.detail.selectedIndex] ?? 'overview')}>
@@ -231,7 +244,7 @@ export class RunDashboard extends LitElement {
         <vscode-tab-header slot="header" data-tab="lineage">Lineage</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 'lineage' ? this.lineageView(v) : nothing}</vscode-tab-panel>
         <vscode-tab-header slot="header" data-tab="rollouts">Rollouts</vscode-tab-header>
-        <vscode-tab-panel>${this.tab === 'rollouts' ? html`<coevolve-rollout-table .channel=${this.channel} .runDir=${this.state.runDir} .names=${new Map(v.lineage.map((n) => [n.id, n.name ?? n.id]))}></coevolve-rollout-table>` : nothing}</vscode-tab-panel>
+        <vscode-tab-panel>${this.tab === 'rollouts' ? (this.later ? html`<coevolve-rollout-table .channel=${this.channel} .runDir=${this.state.runDir} .names=${new Map(v.lineage.map((n) => [n.id, n.name ?? n.id]))}></coevolve-rollout-table>` : loadingTab) : nothing}</vscode-tab-panel>
         <vscode-tab-header slot="header" data-tab="compare">Compare</vscode-tab-header>
         <vscode-tab-panel>${this.tab === 'compare' ? this.compareView(v) : nothing}</vscode-tab-panel>
       </vscode-tabs>`;
@@ -273,17 +286,22 @@ export class RunDashboard extends LitElement {
   }
 
   private lineageView(v: DashboardView): TemplateResult {
+    const later = this.later;
+    if (!later) return loadingTab;
     return html`<div class="lineage-layout">
-      <div class="lineage-view">${lineageTree(v, 'environment', this.selected?.id, this.lineageHandlers)}${lineageTree(v, 'user', this.selected?.id, this.lineageHandlers)}</div>
-      <aside class="lineage-aside">${lineageDetail(this.selected, this.spec, this.specProblem, this.lineageHandlers)}</aside>
+      <div class="lineage-view">${later.lineageTree(v, 'environment', this.selected?.id, this.lineageHandlers)}${later.lineageTree(v, 'user', this.selected?.id, this.lineageHandlers)}</div>
+      <aside class="lineage-aside">${later.lineageDetail(this.selected, this.spec, this.specProblem, this.lineageHandlers)}</aside>
     </div>`;
   }
 
   private compareView(v: DashboardView): TemplateResult {
     const gens = v.run.generations;
     if (gens.length === 0) return html`<p class="dim">No generation has metrics yet.</p>`;
-    const select = (value: number, set: (x: number) => void, id: string, label: string): TemplateResult => html`<label for=${id} class="sr-only">${label}</label><vscode-single-select id=${id} @change=${(e: Event) => set(Number((e.target as HTMLSelectElement).value))}>
-      ${gens.map((g) => html`<vscode-option value=${String(g.index)} ?selected=${g.index === value}>generation ${g.index}</vscode-option>`)}</vscode-single-select>`;
+    const later = this.later;
+    if (!later) return loadingTab;
+    const { compareTable } = later;
+    const select = (value: number, set: (x: number) => void, id: string, label: string): TemplateResult => html`<label for=${id} class="sr-only">${label}</label><select id=${id} @change=${(e: Event) => set(Number((e.target as HTMLSelectElement).value))}>
+      ${gens.map((g) => html`<option value=${String(g.index)} ?selected=${g.index === value}>generation ${g.index}</option>`)}</select>`;
     const a = gens.find((g) => g.index === this.genA) ?? gens[0];
     const b = gens.find((g) => g.index === this.genB) ?? gens.at(-1);
     const other = v.compare?.generations.at(-1);

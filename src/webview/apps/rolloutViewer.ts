@@ -3,6 +3,8 @@
 // rollout paints its first screen at once. All model and user text goes through Lit text bindings.
 import '../render/cspWatch.js';
 import '@lit-labs/virtualizer';
+// Its default layout, which it imports with import(): bundled here, so a split build does not fetch it as a chunk of its own.
+import '@lit-labs/virtualizer/layouts/flow.js';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-header/index.js';

@@ -1,13 +1,12 @@
 // What the dashboard charts, as data: each chart's question, unit, axis label and series, read from stored metrics
 // (and the agent.updated events) only. Pure, so the series and their merging are unit-tested without a browser.
-import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
-import type { DashboardView, RunOverview } from '../protocol.js';
+import type { DashboardView, GenerationFigures, RunOverview } from '../protocol.js';
 
 export type Unit = 'share' | 'reward' | 'level' | 'logit' | 'count' | 'usd' | 'rollouts';
 
 export interface SeriesSpec {
   label: string;
-  value: (m: GenerationMetrics, run: RunOverview, view: DashboardView) => number | null;
+  value: (m: GenerationFigures, run: RunOverview, view: DashboardView) => number | null;
   /** Two series drawn as the edges of a shaded interval (e.g. a 95 % interval) around the series before them. */
   interval?: 'low' | 'high';
 }
@@ -22,7 +21,7 @@ export interface ChartSpec {
   /** Shade the run's target band (success charts). */
   band?: boolean;
   /** Only charted when some generation has this (metrics version 2 fields). */
-  needs?: (m: GenerationMetrics) => boolean;
+  needs?: (m: GenerationFigures) => boolean;
 }
 
 export const unitLabel: Record<Unit, string> = {

@@ -1,12 +1,11 @@
 // Two generations, or two runs, side by side: stored figures and their differences. Differences of shares are
 // written in percentage points (pp), never as "%"; better / worse is marked only where a direction is meaningful.
 import { html, type TemplateResult } from 'lit';
-import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
-import type { RunOverview } from '../protocol.js';
+import type { GenerationFigures, RunOverview } from '../protocol.js';
 
 interface Row {
   label: string;
-  value: (m: GenerationMetrics, r: RunOverview) => number | undefined;
+  value: (m: GenerationFigures, r: RunOverview) => number | undefined;
   kind: 'share' | 'number' | 'count' | 'usd';
   higherIsBetter?: boolean;
 }
@@ -49,7 +48,7 @@ export function formatDelta(kind: Row['kind'], d: number): string {
   return `${sign}${a.toFixed(3)}`;
 }
 
-export function compareTable(left: GenerationMetrics | undefined, right: GenerationMetrics | undefined, lrun: RunOverview, rrun: RunOverview, head: [string, string], id: string): TemplateResult {
+export function compareTable(left: GenerationFigures | undefined, right: GenerationFigures | undefined, lrun: RunOverview, rrun: RunOverview, head: [string, string], id: string): TemplateResult {
   const rows = compareRows.filter((row) => (left && row.value(left, lrun) !== undefined) || (right && row.value(right, rrun) !== undefined));
   return html`<table class="compare" id=${id}>
     <thead><tr><th></th><th>${head[0]}</th><th>${head[1]}</th><th>difference</th></tr></thead>

@@ -4,6 +4,8 @@
 // Virtualized: only the rows on screen exist (lit-virtualizer), fetched in windows of `chunk` rows as they come into
 // view, so a sort or a filter over 10,000 rollouts asks for and draws one screen of rows.
 import '@lit-labs/virtualizer';
+// Its default layout, which it imports with import(): bundled here, so a split build does not fetch it as a chunk of its own.
+import '@lit-labs/virtualizer/layouts/flow.js';
 import type { LitVirtualizer, RangeChangedEvent } from '@lit-labs/virtualizer';
 import { html, LitElement, nothing, type TemplateResult } from 'lit';
 import type { HostChannel } from '../rpc.js';

@@ -1,8 +1,7 @@
 // "Is it working?" in one row: for each thing co-evolution should do, the last generation's stored figure and how
 // it moved since the first. Numbers only come from the run directory; the arrows are differences of stored numbers.
 import { html, nothing, type TemplateResult } from 'lit';
-import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
-import type { DashboardView } from '../protocol.js';
+import type { DashboardView, GenerationFigures } from '../protocol.js';
 
 const pct = (x: number): string => `${Math.round(x * 100)} %`;
 const pp = (d: number): string => `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(Math.round(d * 100))} pp`;
@@ -15,7 +14,7 @@ function card(id: string, title: string, value: string, detail: TemplateResult |
   </section>`;
 }
 
-function since(first: GenerationMetrics, last: GenerationMetrics, value: (m: GenerationMetrics) => number): string {
+function since(first: GenerationFigures, last: GenerationFigures, value: (m: GenerationFigures) => number): string {
   return first.index === last.index ? '' : ` (${pp(value(last) - value(first))} since generation ${first.index})`;
 }
 

@@ -61,6 +61,10 @@ describe('coevolve view server: the boundary', function () {
     assert.match(String(page.headers['content-security-policy']), /default-src 'none'.*script-src 'self'/);
     assert.equal(page.headers['x-frame-options'], 'DENY');
     assert.equal((await send(loop.port, '/assets/rolloutViewer.js')).status, 200);
+    // The dashboard's script is split (scripts/build.mjs): the page names its chunks as modulepreloads, each served.
+    const chunks = [...(await send(loop.port, `/dashboard.html?run=${runKey}`)).body.matchAll(/<link rel="modulepreload" href="assets\/([^"]+)">/g)].map((m) => m[1]);
+    assert.ok(chunks.length > 0, 'the dashboard page names its chunks');
+    for (const c of chunks) assert.equal((await send(loop.port, `/assets/${c}`)).status, 200, `${c} is served`);
     const list = JSON.parse((await rpc(loop.port, { kind: 'request', id: 1, method: 'runs/list', params: {} })).body);
     assert.ok(list.ok && list.result.some((r: { runDir: string }) => r.runDir === runKey));
   });

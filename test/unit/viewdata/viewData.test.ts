@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendCuration } from '../../../src/store/curation.js';
@@ -34,6 +34,25 @@ describe('view data layer (shared by the editor and coevolve view)', () => {
     assert.equal(first.generations, 3);
     assert.equal(first.rollouts, index.rollouts.size, 'rollouts counted from the stored metrics agree with the index');
     assert.equal(typeof first.lastSuccessRate, 'number');
+  });
+
+  it("gives a dashboard each generation's figures without the per-pair and per-node lists, and the lineage built from them", () => {
+    const view = data.handlers['dashboard/get']({ runDir });
+    const stored = openRun(runDir).generations.filter((g) => g.finished).map((g) => JSON.parse(readFileSync(join(runDir, 'generations', `g${String(g.index).padStart(4, '0')}.json`), 'utf8')) as Record<string, unknown>);
+    assert.equal(view.run.generations.length, stored.length);
+    for (const [i, m] of view.run.generations.entries()) {
+      const file = stored[i]!;
+      assert.ok(Array.isArray(file['pairsDetail']) && (file['pairsDetail'] as unknown[]).length > 0, 'the stored file has its pairs');
+      for (const key of ['pairsDetail', 'lineage']) assert.equal(key in m, false, `${key} is not sent`);
+      assert.ok(!(m.archiveBand && 'pairs' in m.archiveBand), 'archiveBand.pairs is not sent');
+      // Every other figure is the stored one, unchanged.
+      const { pairsDetail: _p, lineage: _l, archiveBand, ...rest } = file as Record<string, unknown> & { archiveBand?: Record<string, unknown> };
+      const { pairs: _bp, ...band } = archiveBand ?? {};
+      assert.deepEqual(m, archiveBand ? { ...rest, archiveBand: band } : rest);
+    }
+    // The lineage's last-played rates still come from the stored pairs (the data layer reads them, the page does not).
+    const played = view.lineage.filter((n) => n.lastPlayed);
+    assert.ok(played.length > 0, 'nodes carry their last generation\'s success rate');
   });
 
   it('answers a window of the runs list: the total, and rows only for the window, in the same order as the whole list', async () => {

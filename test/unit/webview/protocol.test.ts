@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { webviewHtml } from '../../../src/extension/viewer/webviewHtml.js';
+import { staticChunkImports } from '../../../src/webview/chunkImports.js';
 import { parseHostMessage } from '../../../src/webview/hostMessage.js';
 import { hostMessageSchema, notificationParams, parseWebviewMessage, rolloutPanelStateSchema } from '../../../src/webview/protocolSchemas.js';
 
@@ -83,6 +84,20 @@ describe('webview HTML shell', () => {
     assert.match(csp, /style-src https:\/\/webview\.test/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
     assert.match(html, /<script type="module" nonce="abc123" src="https:\/\/webview\.test\/app\.js">/);
+  });
+
+  it("names the script's chunks as modulepreloads with the page's nonce (the CSP allows nothing else)", () => {
+    const html = webviewHtml({ title: 't', cspSource: 'https://webview.test', scriptUri: 'https://webview.test/dashboard.js', styleUris: [], element: 'coevolve-dashboard', state: {}, nonce: 'abc123', preloadUris: ['https://webview.test/chunk-chunk-AB12.js'] });
+    assert.match(html, /<link rel="modulepreload" nonce="abc123" href="https:\/\/webview\.test\/chunk-chunk-AB12\.js">/);
+    assert.doesNotMatch(page({}), /modulepreload/, 'none when the script has no chunks');
+  });
+
+  it("finds the chunks a split script imports statically, minified or not, and not the ones it loads with import()", () => {
+    const minified = 'import{a as b,c}from"./chunk-chunk-OBWLAH3Q.js";import"./chunk-side-X1.js";var x=()=>import("./chunk-dashboardTabs-RV7OKAW5.js");';
+    assert.deepEqual(staticChunkImports(minified), ['chunk-chunk-OBWLAH3Q.js', 'chunk-side-X1.js']);
+    const dev = 'import {\n  html\n} from "./chunk-chunk-OBWLAH3Q.js";\nconst later = import("./chunk-dashboardTabs-RV7OKAW5.js");\n';
+    assert.deepEqual(staticChunkImports(dev), ['chunk-chunk-OBWLAH3Q.js']);
+    assert.deepEqual(staticChunkImports('import x from "../elsewhere/chunk-a.js"; import "./lit.js";'), [], 'only chunks beside the script');
   });
 
   it('escapes the initial state and the title', () => {
