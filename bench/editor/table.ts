@@ -4,7 +4,8 @@
 // dashboard bundle in Chromium under the webview CSP, answered by the view data layer (ViewData over a RunRegistry,
 // as the editor's webview host answers it) through a stand-in VS Code API.
 // Each figure is the page's own: from the click (or the keystroke that made the query: the page sends it at once, no typing pause) until the first row
-// of the answer is painted (window.__coevolveTable); the bench then checks in the page that the rows drawn are on
+// of the answer is painted (window.__coevolveTable: the frame that drew it has been painted; until 2026-12-04 the
+// figure ran on to the start of the frame after, printed beside as "until the frame after it began"); the bench then checks in the page that the rows drawn are on
 // screen and are the data layer's answer to the same query. Baseline, same run: the same query answered in process.
 // The transcript index is built in the background from the table's first request; its build time is printed, a
 // sort during the build is measured apart, and searches are measured once it is built.
@@ -28,6 +29,8 @@ const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
 interface Measured {
   action: string;
   renderedMs: number;
+  /** From the action until the frame after the painted one began: what renderedMs measured before 2026-12-05. */
+  nextFrameMs: number;
   /** Of which: from the action until the answer arrived in the page (the round trip through the host). */
   requestMs: number;
   /** From the action until the page's update put the answer's rows in the DOM (before the browser paints them). */
@@ -81,7 +84,7 @@ async function measure(page: Page, action: string, act: () => Promise<void>): Pr
     const r = e.getBoundingClientRect();
     return r.height > 0 && r.bottom > 0 && r.top < window.innerHeight;
   }).length);
-  return { action, renderedMs: m.renderedMs, requestMs: m.requestMs, ...(m.domMs !== undefined ? { domMs: m.domMs } : {}), rows: m.rows, total: m.total, ...(m.firstId ? { firstId: m.firstId } : {}), ...(m.query ? { query: m.query as Measured['query'] } : {}), onScreen };
+  return { action, renderedMs: m.renderedMs, nextFrameMs: m.nextFrameMs, requestMs: m.requestMs, ...(m.domMs !== undefined ? { domMs: m.domMs } : {}), rows: m.rows, total: m.total, ...(m.firstId ? { firstId: m.firstId } : {}), ...(m.query ? { query: m.query as Measured['query'] } : {}), onScreen };
 }
 
 async function search(page: Page, query: string): Promise<Measured> {
@@ -230,7 +233,9 @@ export async function tableBench(): Promise<void> {
     console.log(`    filter, 5 changes               ${ms(filters.map((m) => m.renderedMs))} · in process ${baseFilter.toFixed(1)} ms · the demo run's own table ${med(base.filters).toFixed(0)} ms (${pct(med(filters), med(base.filters))}); ${atHalf.total} rollouts at reward ≥ 0.5`);
     const rt = (xs: Measured[]): string => `${med(xs, (m) => m.requestMs).toFixed(0)} ms`;
     const dom = (xs: Measured[]): string => `${med(xs, (m) => m.domMs ?? NaN).toFixed(0)} ms`;
+    const next = (xs: Measured[]): string => `${med(xs, (m) => m.nextFrameMs).toFixed(0)} ms`;
     console.log(`    where the time goes (medians)   answer in the page after sort ${rt(sorts)}, filter ${rt(filters)}, search ${rt(searches)}; rows in the DOM after sort ${dom(sorts)}, filter ${dom(filters)}; the rest is frames until they are painted`);
+    console.log(`    until the frame after it began  sort ${next(sorts)}, filter ${next(filters)}, search ${next(searches)} (the measure before 2026-12-05: one frame later than painted)`);
     console.log(`    rows drawn per answer           ${Math.min(...table.map((m) => m.rows))}–${Math.max(...table.map((m) => m.rows))} row elements (virtualized), ${Math.min(...table.map((m) => m.onScreen))}–${Math.max(...table.map((m) => m.onScreen))} on screen; first row and total as the data layer answers in process: ${agreeing}/${table.length}`);
     console.log(`    transcript index, no stored one texts of ${buildStats.indexed} rollouts read in ${(buildStats.buildMs / 1000).toFixed(1)} s of work, tokens ${(buildStats.tokenMs / 1000).toFixed(1)} s (${(buildWallMs / 1000).toFixed(1)} s more after the first sort); a search issued during the build ${searchDuringBuild.renderedMs.toFixed(0)} ms`);
     console.log(`    search, 5 queries (built index) ${ms(searches.map((m) => m.renderedMs))} · in process median ${median(baseSearch).toFixed(1)} ms · the demo run's own ${med(base.searches).toFixed(0)} ms; hits: ${searches.map((m, i) => `"${queries[i]}" ${m.total}`).join(', ')}; same total and first hit as in process: ${searchAgree}/${queries.length}`);

@@ -17,9 +17,10 @@ declare global {
   interface Window {
     /**
      * The last table query or search, from the action to its first rows painted (read by bench:editor): how many row
-     * elements exist then (virtualized: about a screen) and the id of the first one.
+     * elements exist then (virtualized: about a screen) and the id of the first one. `renderedMs`: until the frame
+     * that drew them was painted; `nextFrameMs`: until the frame after it began (the measure used before 2026-12-05).
      */
-    __coevolveTable?: { action: string; requestMs: number; domMs?: number; renderedMs: number; rows: number; total: number; firstId?: string; query?: { filter: RolloutFilter; sort: { key: RolloutSortKey; dir: 'asc' | 'desc' } } };
+    __coevolveTable?: { action: string; requestMs: number; domMs?: number; renderedMs: number; nextFrameMs: number; rows: number; total: number; firstId?: string; query?: { filter: RolloutFilter; sort: { key: RolloutSortKey; dir: 'asc' | 'desc' } } };
   }
 }
 
@@ -27,6 +28,18 @@ declare global {
 const chunk = 100;
 
 const noRows: RolloutRow[] = [];
+
+/** Runs `f` in a task queued now (a message task: no timer clamping), i.e. after the rendering step that is under way. */
+function afterThisFrame(f: () => void): void {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    channel.port1.close();
+    f();
+  };
+  channel.port2.postMessage(null);
+}
+
+const nextFrame = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => r()));
 
 /** Whether an element is drawn: in the layout, not hidden by visibility or opacity, and inside the viewport. */
 function shownOnScreen(el: Element | null): boolean {
@@ -184,9 +197,11 @@ export class RolloutTableView extends LitElement {
       if (!keep) this.virtualizer()?.scrollTo({ top: 0 });
       void this.ensure(this.visible.first, this.visible.last);
       const firstId = rows[first]?.id;
-      // Painted means the answer's first row is in the page, visible and on screen (its text drawn), one frame on.
+      // Painted means the answer's first row is in the page, visible and on screen (its text drawn), and that frame painted.
       await this.painted(() => firstId === undefined || shownOnScreen(this.querySelector(`.rollout-row[data-id="${CSS.escape(firstId)}"]`)));
-      window.__coevolveTable = { action, requestMs, domMs, renderedMs: performance.now() - t0, rows: this.querySelectorAll('#rollouts .rollout-row').length, total: table.total, ...(firstId ? { firstId } : {}), query: { filter: this.filter, sort: this.sort } };
+      const renderedMs = performance.now() - t0;
+      await nextFrame();
+      window.__coevolveTable = { action, requestMs, domMs, renderedMs, nextFrameMs: performance.now() - t0, rows: this.querySelectorAll('#rollouts .rollout-row').length, total: table.total, ...(firstId ? { firstId } : {}), query: { filter: this.filter, sort: this.sort } };
       this.releaseVirtual(epoch);
       if (this.query.trim() && !keep) {
         this.typedAt = performance.now();
@@ -197,12 +212,16 @@ export class RolloutTableView extends LitElement {
     }
   }
 
-  /** Resolves at the first frame after `ready()` holds (the virtualizer lays rows out in its own frames). */
+  /**
+   * Resolves once the first frame in which `ready()` holds has been painted: `ready` is checked in each frame's
+   * animation callbacks, before that frame's style, layout and paint; a task queued from there runs after the frame's
+   * rendering is done (the frame's paint committed), so nothing waits for the frame after it.
+   */
   private painted(ready: () => boolean): Promise<void> {
     const until = performance.now() + 10_000;
     return new Promise((resolve) => {
       const tick = (): void => {
-        if (ready() || performance.now() > until) requestAnimationFrame(() => resolve());
+        if (ready() || performance.now() > until) afterThisFrame(resolve);
         else requestAnimationFrame(tick);
       };
       requestAnimationFrame(tick);
@@ -280,7 +299,9 @@ export class RolloutTableView extends LitElement {
       this.search = search;
       await this.updateComplete;
       await this.painted(() => true);
-      window.__coevolveTable = { action: 'search', requestMs, renderedMs: performance.now() - t0, rows: this.querySelectorAll('#search-hits li').length, total: search.total, ...(search.hits[0] ? { firstId: search.hits[0].row.id } : {}) };
+      const renderedMs = performance.now() - t0;
+      await nextFrame();
+      window.__coevolveTable = { action: 'search', requestMs, renderedMs, nextFrameMs: performance.now() - t0, rows: this.querySelectorAll('#search-hits li').length, total: search.total, ...(search.hits[0] ? { firstId: search.hits[0].row.id } : {}) };
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
     }
