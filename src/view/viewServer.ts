@@ -10,7 +10,7 @@ import type { HostMessage, RequestMethod } from '../webview/protocol.js';
 import { parseWebviewMessage } from '../webview/protocolSchemas.js';
 import { loadAssets, scriptChunks, webviewAssetsDir } from './assets.js';
 import { browserCsp, browserPageHtml, browserPages } from './browserPages.js';
-import { firstRequestOf, preloadMethods, requestUrl } from '../webview/firstRequest.js';
+import { firstRequestOf, preloadMethods, requestUrl, runsPageChunk } from '../webview/firstRequest.js';
 import { LiveFeed } from './liveFeed.js';
 import { hostAllowed, isLoopbackHost, makeToken, originAllowed, sameSecret } from './requestGuard.js';
 import { loginPageHtml } from './loginPage.js';
@@ -57,6 +57,13 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
   // every page needs it (the runs list, and any run key a URL names), and it is kept while no run comes or goes.
   runs.listed();
   const data = new ViewData(runs, { transcriptCache: o.transcriptCache });
+  // And the runs list's first window (its newest runs' facts: a few small reads each, ~0.2 s for 50 runs under load),
+  // the request every visit starts with: read once here, it is answered from the cache until those runs change.
+  try {
+    data.handlers['runs/page']({ offset: 0, limit: runsPageChunk });
+  } catch {
+    // a run that cannot be read now is reported to the page that asks, as before
+  }
   const feed = new LiveFeed(runs);
   const assets = loadAssets(o.assetsDir ?? webviewAssetsDir());
   const sessions = new Set<string>();
