@@ -98,6 +98,10 @@ export class RunsPage extends LitElement {
   }
 
   private onRange(e: RangeChangedEvent): void {
+    // Before its first layout the virtualizer reports an empty range (first = last = -1): nothing is on screen. Taken
+    // as a range it asked for the window at offset -50, which the host refuses: a list of a few runs then showed
+    // "bad params for runs/page" under its rows (the rollout table had the same fault, rolloutTableView.onRange).
+    if (e.first < 0 || e.last < e.first) return;
     this.visible = { first: e.first, last: e.last };
     void this.ensure(e.first, e.last);
   }

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { openRun } from '../../../src/store/runReader.js';
 import { freeLoopbackPort, launchBrowser, type BrowserSession } from '../../support/codeServer.js';
 import { makeRun } from '../../fixtures/makeRun.js';
@@ -79,10 +79,22 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     this.timeout(Date.now() - started + 240_000);
     const key = demoKey();
     const index = openRun(join(runs, key));
+    // Every window of the runs list the page asks for (a window before the first row was asked for and refused once).
+    const offsets: number[] = [];
+    const onRequest = (r: Request): void => {
+      const body = r.method() === 'POST' && r.url().endsWith('/api/rpc') ? (JSON.parse(r.postData() ?? '{}') as { method?: string; params?: { offset?: number } }) : undefined;
+      if (body?.method === 'runs/page') offsets.push(body.params?.offset ?? 0);
+    };
+    page.on('request', onRequest);
     await page.goto(`${view.url}index.html`);
     const row = page.locator(`.run-row[data-run="${key}"]`);
     await row.locator('.cell', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
     assert.match((await row.textContent()) ?? '', new RegExp(`\\b${index.rollouts.size}\\b`), 'the row counts the run’s rollouts');
+    // The first screen's requests were sent when it was laid out, before its rows showed; a refusal is drawn on its answer.
+    await page.waitForTimeout(1000);
+    page.off('request', onRequest);
+    assert.deepEqual(offsets.filter((o) => o < 0), [], `runs/page asked at offsets ${offsets.join(', ')}`);
+    assert.equal(await page.locator('#problem').count(), 0, `the runs list shows no problem: ${(await page.locator('#problem').allTextContents()).join(' ')}`);
     await shot('view-runs');
     // The dashboard: its charts from the stored metrics (one per question; more when the run has version-2 metrics).
     await page.goto(`${view.url}dashboard.html?run=${key}`);
