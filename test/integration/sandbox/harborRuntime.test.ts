@@ -68,7 +68,9 @@ describe('Harbor runtime conventions (docker, product verifier)', function () {
       // A background process of the root agent, detached from the command that started it (in the session shell,
       // where background jobs outlive their command).
       assert.equal((await s.exec('setsid sh -c "sleep 1000" >/dev/null 2>&1 < /dev/null &', { shell: 'session' })).via, 'channel');
-      assert.match((await s.exec('ps -o comm | grep -c "^sleep"', { as: 'verifier' })).stdout, /^2\n/);
+      // setsid and sh fork before sleep is exec'd: at load 20 the ps once ran first (1, not 2). Wait up to 10 s for it.
+      const sleeps = 'for i in $(seq 100); do [ "$(ps -o comm | grep -c "^sleep")" -ge 2 ] && break; sleep 0.1; done; ps -o comm | grep -c "^sleep"';
+      assert.match((await s.exec(sleeps, { as: 'verifier' })).stdout, /^2\n/);
       await s.endAgentProcesses();
       assert.equal((await s.exec('ps -o comm | grep -c "^sleep"', { as: 'verifier' })).stdout.trim(), '1', 'only the container\'s own keep-alive sleep is left');
       assert.equal((await s.exec('echo still usable')).stdout, 'still usable\n');
