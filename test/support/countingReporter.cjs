@@ -3,6 +3,7 @@
 // suites (hooks included: a suite's before() may run a whole co-evolution run), so a CI log says where the time went.
 const Mocha = require('mocha');
 const fs = require('node:fs');
+const path = require('node:path');
 
 class CountingReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
@@ -27,7 +28,7 @@ class CountingReporter extends Mocha.reporters.Spec {
       const slow = suiteTimes.sort((a, b) => b.ms - a.ms).slice(0, 12);
       if (slow.length > 1) {
         console.log('\n  slowest suites (wall time, hooks included):');
-        for (const s of slow) console.log(`    ${(s.ms / 1000).toFixed(1).padStart(7)} s  ${s.title}  (${require('node:path').relative(process.cwd(), s.file || '')})`);
+        for (const s of slow) console.log(`    ${(s.ms / 1000).toFixed(1).padStart(7)} s  ${s.title}  (${path.relative(process.cwd(), s.file || '')})`);
       }
       const out = process.env.COEVOLVE_COUNTS_FILE;
       if (out) fs.writeFileSync(out, JSON.stringify(counts));
