@@ -1,5 +1,6 @@
 // Human names for runs, environments, users and pairs, shared by the trees, the panels and the CLI, so every
 // surface calls a thing the same way. Ids stay one click (or one tooltip) away; these never replace them in data.
+import { fixed } from './render/figures.js';
 
 export interface RunNameInput {
   name: string;
@@ -80,7 +81,7 @@ export function designLevelLabel(level: number, digits?: number): string {
 
 /** "measured 0.42 logits" (with "± se" when given): a fitted difficulty with its unit. */
 export function measuredLabel(value: number, se?: number): string {
-  return `measured ${value.toFixed(2)}${se === undefined ? '' : ` ± ${se.toFixed(2)}`} logits`;
+  return `measured ${fixed(value, 2)}${se === undefined ? '' : ` ± ${se.toFixed(2)}`} logits`;
 }
 
 /** The three classes the controller puts a pair in, in words. */

@@ -8,6 +8,7 @@ import type { GenerationIndex, RunIndex } from '../../store/runReader.js';
 import type { EnvInfo, RunSource } from '../../viewdata/liveRun.js';
 import type { RunFacts } from '../../viewdata/runListing.js';
 import { designLevelLabel, difficultyScales, environmentName, generationLabel, measuredLabel, pairClassLabel, runLabel, successLabel, userName } from '../../webview/names.js';
+import { fixed } from '../../webview/render/figures.js';
 
 export type SortKey = 'default' | 'reward' | 'duration' | 'cost';
 
@@ -211,7 +212,7 @@ export function generationNodes(ctx: TreeContext, view: TreeView): RunTreeNode[]
         `${g.rollouts.length} rollouts finished (${failed} failed)${g.inFlight.length ? `, ${g.inFlight.length} ${playing ? 'running' : 'started but not finished'}` : ''}`,
         m ? `success ${pct(m.successRate)} · verifier ${pct(m.verifierSuccessRate)} · mean reward ${m.meanReward.toFixed(2)} · regret ${m.regret.toFixed(2)} · cost ${money(m.costUsd) || '$0'}` : '',
         m ? `${designLevelLabel(m.meanDifficulty, 1)} (mean of the pairs played): ${difficultyScales.design}` : '',
-        m?.measuredDifficulty ? `${measuredLabel(m.measuredDifficulty.archive.mean, m.measuredDifficulty.archive.se)} (archive mean; agent ability ${m.measuredDifficulty.agent.ability.toFixed(2)}): ${difficultyScales.measured}` : '',
+        m?.measuredDifficulty ? `${measuredLabel(m.measuredDifficulty.archive.mean, m.measuredDifficulty.archive.se)} (archive mean; agent ability ${fixed(m.measuredDifficulty.agent.ability, 2)}): ${difficultyScales.measured}` : '',
       ].filter(Boolean).join('\n'),
       icon: g.finished ? { id: 'layers' } : playing ? { id: 'sync~spin', color: 'charts.blue' } : { id: 'debug-pause', color: 'charts.yellow' },
       contextValue: 'coevolve.generation',

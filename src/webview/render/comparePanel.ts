@@ -2,6 +2,7 @@
 // written in percentage points (pp), never as "%"; better / worse is marked only where a direction is meaningful.
 import { html, type TemplateResult } from 'lit';
 import type { GenerationFigures, RunOverview } from '../protocol.js';
+import { fixed } from './figures.js';
 
 interface Row {
   label: string;
@@ -35,7 +36,7 @@ export function formatCell(kind: Row['kind'], x: number): string {
   if (kind === 'share') return `${Math.round(x * 100)} %`;
   if (kind === 'usd') return `$${x.toFixed(4)}`;
   if (kind === 'count') return String(Math.round(x));
-  return x.toFixed(3);
+  return fixed(x, 3);
 }
 
 /** A difference in the row's own unit: percentage points for shares. */

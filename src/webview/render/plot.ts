@@ -4,6 +4,7 @@
 import uPlot from 'uplot';
 import type { RunOverview } from '../protocol.js';
 import { unitLabel, type ChartSpec, type DrawnSeries } from './chartSpecs.js';
+import { fixed } from './figures.js';
 
 const paletteVars = ['--coevolve-blue', '--coevolve-orange', '--coevolve-green', '--coevolve-vermillion', '--coevolve-purple', '--coevolve-sky', '--coevolve-yellow', '--coevolve-grey'];
 const dashes: (number[] | undefined)[] = [undefined, [8, 4], [2, 3], [12, 3, 3, 3], [4, 4], [1, 5]];
@@ -39,7 +40,7 @@ const formatValue = (unit: ChartSpec['unit'], v: number | null | undefined): str
   if (unit === 'share') return `${(v * 100).toFixed(0)} %`;
   if (unit === 'usd') return `$${v.toFixed(v < 0.01 && v > 0 ? 4 : 2)}`;
   if (unit === 'count' || unit === 'rollouts') return String(Math.round(v));
-  return v.toFixed(2);
+  return fixed(v, 2);
 };
 
 /** Shares on 0–100 %; counts and money from 0, and a flat zero line still gets an axis of 0..1, not 0..100. */
@@ -100,7 +101,7 @@ export function plotOptions(input: PlotInput): { opts: uPlot.Options; data: uPlo
       { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, incrs: [1, 2, 5, 10, 20, 50, 100], values: (_u, vals) => vals.map((x) => (Number.isInteger(x) ? `g${x}` : '')), label: 'generation', labelSize: 18 },
       {
         stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, label: unitLabel[spec.unit].trim() || '%', labelSize: 18, size: 52,
-        values: (_u: uPlot, vals: number[]) => vals.map((x) => (spec.unit === 'share' ? `${Math.round(x * 100)}%` : spec.unit === 'usd' ? `$${x}` : String(x))),
+        values: (_u: uPlot, vals: number[]) => vals.map((x) => (spec.unit === 'share' ? `${Math.round(x * 100)}%` : spec.unit === 'usd' ? `$${x}` : x < 0 ? `−${-x}` : String(x))),
       },
     ],
     legend: { show: true, live: true },

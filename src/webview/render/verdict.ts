@@ -2,9 +2,8 @@
 // it moved since the first. Numbers only come from the run directory; the arrows are differences of stored numbers.
 import { html, nothing, type TemplateResult } from 'lit';
 import type { DashboardView, GenerationFigures } from '../protocol.js';
+import { pct, pp, userEffectText } from './figures.js';
 
-const pct = (x: number): string => `${Math.round(x * 100)} %`;
-const pp = (d: number): string => `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(Math.round(d * 100))} pp`;
 
 function card(id: string, title: string, value: string, detail: TemplateResult | string, icon: string): TemplateResult {
   return html`<section class="verdict-card" id=${`verdict-${id}`} aria-label=${title}>
@@ -41,7 +40,7 @@ export function verdictStrip(v: DashboardView): TemplateResult {
           : html`candidates promoted${v.agentUpdates.length === 0 ? ' (the agent does not evolve in this run)' : ''}.`,
         'hubot')}
     ${card('users', 'Users co-evolving', pct(last.users.evolvedShare ?? 0),
-      effect ? html`of the users played are evolved; evolved users lower success by ${pp(effect.mean)} against their parents (95 % ${pp(effect.ci[0])} to ${pp(effect.ci[1])}, ${effect.n} users).` : html`of the users played in generation ${last.index} are evolved ones${since(first, last, (m) => m.users.evolvedShare ?? 0)}.`,
+      effect ? html`of the users played are evolved; ${userEffectText(effect)}` : html`of the users played in generation ${last.index} are evolved ones${since(first, last, (m) => m.users.evolvedShare ?? 0)}.`,
       'account')}
     ${card('children', 'Children admitted', `${last.frontierYield.accepted}/${last.frontierYield.proposed}`,
       html`proposed children passed validation in generation ${last.index}${Object.keys(last.rejections).length ? html`; rejected: ${Object.entries(last.rejections).map(([why, n]) => `${n} ${why}`).join(', ')}` : nothing}${last.frontierYield.measured !== undefined ? html`; ${last.frontierYield.inBand} of ${last.frontierYield.measured} measured children landed in the band` : nothing}. ${(v.retirements ?? []).length} pairs retired so far.`,

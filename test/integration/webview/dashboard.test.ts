@@ -74,7 +74,7 @@ describe('run dashboard in Chromium on a real demo run', function () {
     assert.match((await page.locator('#difficulty-key').textContent()) ?? '', /^Design level: the spec's own difficulty label.*not measured\. Measured difficulty: fitted from outcomes \(Rasch model\), in logits; 0 is the mean of the seed/);
     const nodes = (await page.locator('#lineage-environment').textContent()) ?? '';
     assert.match(nodes, /design level \d/);
-    assert.match(nodes, /measured -?\d\.\d\d ± \d\.\d\d logits/);
+    assert.match(nodes, /measured −?\d\.\d\d ± \d\.\d\d logits/);
     assert.doesNotMatch(nodes, /design \d/, 'no design figure without its scale');
     await child.focus();
     await page.keyboard.press('Enter');

@@ -95,7 +95,7 @@ describe('CLI output: human errors, one warning per run, progress in a pipe', fu
       archiveBand: { inBandShare: 0.2, activePairs: 23 }, measuredDifficulty: { archive: { mean: -0.184, se: 0.1 } },
     } as unknown as GenerationMetrics;
     p.onProgress({ type: 'generation.finished', generation: 0, metrics: m });
-    assert.match(text, / · difficulty measured -0\.18 logits · /);
+    assert.match(text, / · difficulty measured −0\.18 logits · /);
     assert.match(text, / · design level 2\.7 · /);
     assert.doesNotMatch(text, /difficulty \d/, 'no difficulty figure without its scale');
   });
