@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { makeRun } from '../../fixtures/makeRun.js';
-import { cspViolations, drawnBars, webviewFrame } from '../../support/rendered.js';
+import { cspViolations, drawnBars } from '../../support/rendered.js';
 import { openWorkbench, type E2eSession } from '../support/session.js';
 
 describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', function () {
@@ -41,7 +41,7 @@ describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', functi
   it('opens a rollout: dialogue, terminal blocks, step controls; markup in messages stays inert text', async function () {
     const page = session.workbench.page;
     await row('rollout 0').first().click();
-    const frame = await webviewFrame(page, '#steps');
+    const frame = await session.workbench.webview('#steps', 'the rollout viewer');
     await frame.locator('.step').first().waitFor({ state: 'visible' });
     // The fixture's first user message carries <script> and <img onerror>: it must show as text, create no element.
     const first = frame.locator('.step.user .message').first();
@@ -81,7 +81,7 @@ describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', functi
     const page = wb.page;
     await wb.runCommand('Coevolve: Open Run Dashboard');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixture' }).first().click();
-    const frame = await webviewFrame(page, '#charts');
+    const frame = await wb.webview('#charts', 'the dashboard');
     await frame.locator('#charts canvas').nth(5).waitFor();
     assert.ok((await frame.locator('#charts figure.chart').count()) >= 8);
     await wb.screenshot('editor-dashboard-charts');

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeRun } from '../../fixtures/makeRun.js';
 import { copyFixtureWorkspace, launchBrowser, type BrowserSession } from '../../support/codeServer.js';
-import { contrastRatio, cspViolations, drawnBars, webviewFrame } from '../../support/rendered.js';
+import { contrastRatio, cspViolations, drawnBars } from '../../support/rendered.js';
 import { required } from '../support/session.js';
 import { Workbench } from '../support/workbench.js';
 
@@ -31,7 +31,7 @@ describe('e2e: the dashboard in the editor\'s high-contrast themes', function ()
         await wb.page.locator('.part.sidebar .monaco-list-row', { hasText: /^fixture · / }).first().waitFor({ state: 'visible', timeout: 60_000 });
         await wb.runCommand('Coevolve: Open Run Dashboard');
         // With one run in the workspace the command opens its dashboard without asking which run.
-        const frame = await webviewFrame(wb.page, '#charts');
+        const frame = await wb.webview('#charts', `the dashboard (${kind})`);
         await frame.waitForFunction((k) => document.body.dataset['vscodeThemeKind'] === k, kind, { timeout: 30_000 });
         await frame.locator('vscode-tab-header[data-tab="rollouts"]').click();
         await frame.locator('#rollouts .rollout-row[data-id]').first().waitFor();

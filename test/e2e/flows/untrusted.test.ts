@@ -1,7 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Frame, Page } from 'playwright-core';
 import { makeRun } from '../../fixtures/makeRun.js';
 import { copyFixtureWorkspace, installExtension, launchBrowser, startCodeServer, type BrowserSession, type CodeServer } from '../../support/codeServer.js';
 import { Workbench } from '../support/workbench.js';
@@ -12,15 +11,6 @@ function required(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set: run the e2e flows through test/e2e/run.mjs`);
   return value;
-}
-
-async function webviewFrame(page: Page, selector: string, timeoutMs = 60_000): Promise<Frame> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const frame of page.frames()) if (await frame.locator(selector).count().catch(() => 0)) return frame;
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`no webview frame shows ${selector} within ${timeoutMs / 1000} s`);
 }
 
 /**
@@ -64,7 +54,7 @@ describe('e2e: an untrusted window views runs and validates specs, and can run n
     await row('Generation 0').first().click();
     await row(/ × /).first().click();
     await row('rollout 0').first().click();
-    const frame = await webviewFrame(page, '#steps');
+    const frame = await wb.webview('#steps', 'the rollout viewer in restricted mode');
     await frame.locator('.step').first().waitFor();
     const violations = await frame.evaluate(() => window.__coevolveCspViolations ?? []);
     assert.deepEqual(violations, [], 'the rollout viewer records no securitypolicyviolation in an untrusted window');

@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Frame, Locator, Page } from 'playwright-core';
+import type { Frame, Locator } from 'playwright-core';
 import { launchBrowser, type BrowserSession } from '../../support/codeServer.js';
-import { cspViolations, drawnBars, drawnLegends, webviewFrame } from '../../support/rendered.js';
+import { cspViolations, drawnBars, drawnLegends } from '../../support/rendered.js';
 import { Workbench } from '../support/workbench.js';
 
 /**
@@ -49,21 +49,6 @@ describe('e2e: the walkthrough, from an empty folder to a real demo run and its 
     await action.waitFor({ state: 'visible', timeout: 15_000 });
     await action.click();
   }
-  /**
-   * The webview frame showing `selector`. Late in the full e2e layer (after seven flows in one code-server) a new
-   * webview has twice stayed blank: once the rollout viewer on CI, once the dashboard in the lead's run; both passed
-   * when this flow ran alone. That is code-server's webview host, not the page (a blank frame, not our error text):
-   * after 30 s the flow reloads the webviews as a user would (Developer: Reload Webviews), saying so, and only then
-   * fails, with the workbench's tabs, every frame's text and a screenshot.
-   */
-  const shownWebview = async (selector: string, what: string): Promise<Frame> => webviewFrame(page(), selector, 30_000).catch(async () => {
-    console.log(`      ${what} shows no ${selector} after 30 s; reloading the webviews (${await workbenchState(page())})`);
-    await wb.screenshot(`walkthrough-blank-${selector.slice(1)}`);
-    await wb.runCommand('Developer: Reload Webviews');
-    return webviewFrame(page(), selector, 60_000).catch(async (err: Error) => {
-      throw new Error(`${err.message} (${what}), also after reloading the webviews; ${await workbenchState(page())}`);
-    });
-  });
   const runRow = (text: string | RegExp): Locator => page().locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
 
   it('opens the walkthrough in an empty folder and sets the workspace up from it', async function () {
@@ -134,7 +119,7 @@ describe('e2e: the walkthrough, from an empty folder to a real demo run and its 
     await pressStepButton('Is it working? Open the dashboard', 'Open Run Dashboard');
     const pick = page().locator('.quick-input-list .monaco-list-row', { hasText: 'demo' }).first();
     if (await pick.waitFor({ timeout: 5_000 }).then(() => true, () => false)) await pick.click();
-    const dash = await shownWebview('#charts', 'the dashboard');
+    const dash = await wb.webview('#charts', 'the dashboard');
     await dash.locator('#charts canvas').nth(5).waitFor({ timeout: 30_000 });
     const runKey = readdirSync(join(folder, 'runs')).find((n) => n.startsWith('demo-'));
     assert.ok(runKey, 'the run directory is in the folder the walkthrough set up');
@@ -169,7 +154,7 @@ describe('e2e: the walkthrough, from an empty folder to a real demo run and its 
     const low = (r: (typeof records)[number]): number => Math.min(...Object.values(r.rewards));
     const pick = records.filter((r) => !r.success).sort((a, b) => low(a) - low(b))[0];
     assert.ok(pick, 'the demo run has a failed rollout');
-    const dash = await shownWebview('#rollouts', 'the dashboard\'s rollout table');
+    const dash = await wb.webview('#rollouts', 'the dashboard\'s rollout table');
     // The table draws only the rows on screen: scroll down to the chosen one, as a user would.
     const open = dash.locator(`#rollouts button[title="open ${pick.id}"]`);
     for (let i = 0; i < 40 && !(await open.count()); i++) {
@@ -177,7 +162,7 @@ describe('e2e: the walkthrough, from an empty folder to a real demo run and its 
       await page().waitForTimeout(400);
     }
     await open.click();
-    const viewer = await shownWebview('#steps', `the rollout viewer of ${pick.id}`);
+    const viewer = await wb.webview('#steps', `the rollout viewer of ${pick.id}`);
     await viewer.locator('.step').first().waitFor();
     await viewer.locator('vscode-tab-header[data-tab="reward"]').click();
     await viewer.locator('#reward-components').waitFor();
@@ -190,12 +175,6 @@ describe('e2e: the walkthrough, from an empty folder to a real demo run and its 
 });
 
 /** What the workbench shows, for a failure message: the editor tabs and the first text of every frame. */
-async function workbenchState(page: Page): Promise<string> {
-  const tabs = await page.locator('.tab').allTextContents();
-  const frames = await Promise.all(page.frames().map(async (f) => (await f.locator('body').innerText({ timeout: 2_000 }).catch(() => '')).replace(/\s+/g, ' ').slice(0, 160)));
-  return `tabs: ${JSON.stringify(tabs.map((t) => t.trim()))}; frames: ${JSON.stringify(frames.filter(Boolean))}`;
-}
-
 /** Waits until the extension's "Coevolve" log file (under code-server's user data) has a line matching `pattern`. */
 async function waitForLogLine(pattern: RegExp, timeout: number): Promise<string> {
   const userData = process.env.COEVOLVE_E2E_USER_DATA;

@@ -3,7 +3,8 @@
 // so a later workbench version needs fixes here only.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
+import { webviewFrame } from '../../support/rendered.js';
 
 const ready = 30_000;
 
@@ -105,6 +106,32 @@ export class Workbench {
 
   problemRows(): Locator {
     return this.page.locator('.markers-panel .monaco-list-row');
+  }
+
+  /**
+   * The webview frame showing `selector`. Late in the full e2e layer (after seven flows in one code-server) a new
+   * webview has stayed blank: the rollout viewer once on CI, the dashboard once in a local run; both passed when their
+   * flow ran alone. That is code-server's webview host, not the page (a blank frame, not our error text), so after
+   * `firstWaitMs` this reloads the webviews as a user would (Developer: Reload Webviews), saying so with the
+   * workbench's tabs, every frame's text and a screenshot, and only then fails. A page of ours that is slow to show
+   * its data gets the reload too; the log line says it happened.
+   */
+  async webview(selector: string, what: string, firstWaitMs = 30_000): Promise<Frame> {
+    return webviewFrame(this.page, selector, firstWaitMs).catch(async () => {
+      console.log(`      ${what} shows no ${selector} after ${firstWaitMs / 1000} s; reloading the webviews (${await this.state()})`);
+      await this.screenshot(`blank-webview-${selector.replace(/[^a-z0-9-]/gi, '')}`);
+      await this.runCommand('Developer: Reload Webviews');
+      return webviewFrame(this.page, selector, 60_000).catch(async (err: Error) => {
+        throw new Error(`${err.message} (${what}), also after reloading the webviews; ${await this.state()}`);
+      });
+    });
+  }
+
+  /** The open tabs and the start of every frame's text, for a failure message. */
+  async state(): Promise<string> {
+    const tabs = await this.page.locator('.tab').allTextContents();
+    const frames = await Promise.all(this.page.frames().map(async (f) => (await f.locator('body').innerText({ timeout: 2_000 }).catch(() => '')).replace(/\s+/g, ' ').slice(0, 160)));
+    return `tabs: ${JSON.stringify(tabs.map((t) => t.trim()))}; frames: ${JSON.stringify(frames.filter(Boolean))}`;
   }
 
   /** Saves a PNG under artifacts/screenshots/ and returns its path; look at it, then assert on the DOM. */
