@@ -15,6 +15,7 @@ import { LiveFeed } from './liveFeed.js';
 import { hostAllowed, isLoopbackHost, makeToken, originAllowed, sameSecret } from './requestGuard.js';
 import { loginPageHtml } from './loginPage.js';
 import { ServedRuns } from './servedRuns.js';
+import { warmDashboardCode } from './warmUp.js';
 
 export interface ViewServerOptions {
   sources: string[];
@@ -64,6 +65,7 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
   } catch {
     // a run that cannot be read now is reported to the page that asks, as before
   }
+  warmDashboardCode(runs);
   const feed = new LiveFeed(runs);
   const assets = loadAssets(o.assetsDir ?? webviewAssetsDir());
   const sessions = new Set<string>();

@@ -166,6 +166,23 @@ describe('coevolve view server: the boundary', function () {
     }
   });
 
+  it('starts when the run it warms its code on (the smallest log among the newest) cannot be read, and serves the others', async () => {
+    const folder = join(out, 'warm');
+    const good = await makeRun(folder, { name: 'good', seed: 3, generations: 2 });
+    const broken = await makeRun(folder, { name: 'broken', seed: 4, generations: 1, startedAt: '2025-11-02T09:00:00.000Z' });
+    writeFileSync(join(broken, 'generations', readdirSync(join(broken, 'generations'))[0] as string), '{ not json');
+    writeFileSync(join(broken, 'events.jsonl'), '{"seq":0');
+    const s = await startViewServer({ transcriptCache: ownTranscriptCache(), sources: [folder], port: 0, tailMs: 60_000 });
+    try {
+      const ok = JSON.parse((await rpc(s.port, { kind: 'request', id: 10, method: 'dashboard/get', params: { runDir: good.split('/').pop() } })).body);
+      assert.equal(ok.ok, true, JSON.stringify(ok).slice(0, 300));
+      const bad = JSON.parse((await rpc(s.port, { kind: 'request', id: 11, method: 'dashboard/get', params: { runDir: broken.split('/').pop() } })).body);
+      assert.equal(bad.ok === false || bad.result?.run?.generations?.length === 0, true, JSON.stringify(bad).slice(0, 300));
+    } finally {
+      await s.close();
+    }
+  });
+
   it('is read-only: curation is refused without --allow-curation', async () => {
     const before = readCuration(join(out, 'runs', runKey)).entries.length;
     const r = JSON.parse((await rpc(loop.port, { kind: 'request', id: 5, method: 'curation/apply', params: { runDir: runKey, target: { kind: 'rollout', id: 'g0p0-t0' }, action: 'accept' } })).body);
