@@ -154,6 +154,44 @@ describe('run dashboard in Chromium on a real demo run', function () {
     assert.deepEqual(await cspViolations(page), []);
   });
 
+  it('at half width and in a side panel the table keeps its reward: steps and time step aside, then the tags', async () => {
+    await tab('rollouts');
+    // The table as the test before left it: a search shows hits, not rows; its filter shows failures only.
+    await page.locator('#table-search').fill('');
+    await page.locator('#filter-outcome').selectOption('');
+    const viewport = page.viewportSize()!;
+    try {
+      // The steps are set in the table's ems (dashboard.css): half an editor is ~53 of them, a side panel ~40.
+      const em = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('#rollouts')!).fontSize));
+      const margin = await page.evaluate(() => window.innerWidth - document.querySelector('#rollouts')!.getBoundingClientRect().width);
+      for (const [ems, hidden] of [[53, ['steps', 'time']], [40, ['steps', 'time', 'tags']]] as const) {
+        const width = Math.round(ems * em + margin);
+        await page.setViewportSize({ width, height: viewport.height });
+        await page.locator('#rollouts .rollout-row[data-id]').first().waitFor();
+        const drawn = await page.evaluate(() => {
+          const grid = document.querySelector('#rollouts')!.getBoundingClientRect();
+          const head = [...document.querySelectorAll<HTMLElement>('#rollouts .rollout-head > span')];
+          const row = document.querySelector('#rollouts .rollout-row[data-id]')!;
+          const cell = row.querySelector<HTMLElement>('.reward-cell')!;
+          const num = cell.querySelector('.reward-num')!.getBoundingClientRect();
+          const bar = cell.querySelector('.vbar')!.getBoundingClientRect();
+          const c = cell.getBoundingClientRect();
+          return {
+            gridRight: grid.right, cellLeft: c.left, cellRight: c.right, numLeft: num.left, barRight: bar.right,
+            hidden: head.filter((h) => h.getBoundingClientRect().width === 0).map((h) => h.textContent?.trim()),
+            cut: head.filter((h) => h.getBoundingClientRect().width > 0 && h.scrollWidth > h.clientWidth).map((h) => h.textContent?.trim()),
+          };
+        });
+        assert.deepEqual(drawn.hidden, hidden, `${width} px: columns set aside`);
+        assert.deepEqual(drawn.cut, [], `${width} px: headers drawn cut`);
+        assert.ok(drawn.cellRight <= drawn.gridRight + 0.5, `${width} px: the reward cell ends at ${drawn.cellRight}, the table at ${drawn.gridRight}`);
+        assert.ok(drawn.numLeft >= drawn.cellLeft - 0.5 && drawn.barRight <= drawn.cellRight + 0.5, `${width} px: the reward's number and bar inside their cell (${JSON.stringify(drawn)})`);
+      }
+    } finally {
+      await page.setViewportSize(viewport);
+    }
+  });
+
   it('compares two generations with differences of shares in percentage points', async () => {
     await tab('compare');
     await page.locator('#compare-generations').waitFor();
