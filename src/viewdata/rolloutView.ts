@@ -8,7 +8,7 @@ import { heldBackFacts } from '../generic/userCentricOperators.js';
 import { curationKey, readCuration } from '../store/curation.js';
 import { runLayout } from '../store/layout.js';
 import { readEnvironment, readRollout, readUser, type RunIndex } from '../store/runReader.js';
-import { environmentName, runLabel, userName } from '../webview/names.js';
+import { environmentName, rolloutTabTitle, runLabel, userName } from '../webview/names.js';
 import type { HiddenFactView, RolloutRef, RolloutView } from '../webview/protocol.js';
 import type { RunResolver } from './runRegistry.js';
 import { specView } from './specView.js';
@@ -82,6 +82,7 @@ export function rolloutView(runs: RunResolver, ref: RolloutRef): RolloutView {
     rubric,
     curation: { ...(curated?.verdict ? { verdict: curated.verdict } : {}), labels: curated?.labels ?? [], comments: curated?.comments.length ?? 0 },
     ...(envId && userId ? { pairLabel: { env: environmentName(envSpec, envId), user: userName(userSpec, userId) } } : {}),
+    tabTitle: rolloutTabTitle({ generation: ref.generation, rolloutId: ref.rolloutId, ...(summary ? { trial: summary.trial, hint: summary.hint } : {}) }, envSpec, userSpec, userId),
   };
 }
 

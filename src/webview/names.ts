@@ -50,6 +50,24 @@ export function userName(user: { persona?: { name: string }; lineage?: LineageIn
   return `${user.persona.name} (${archetype})${childNote(user.lineage)}`;
 }
 
+/**
+ * A rollout's editor tab, short enough to tell open rollouts apart: "g1 Log triage × Sam #2" (the generation, the
+ * task's title up to its colon, the user's name, the play; "hint" for the hint play). The full names are in the
+ * page's header; without its specs (still running, or unreadable) the tab keeps the rollout's id.
+ */
+export function rolloutTabTitle(
+  r: { generation: number; rolloutId: string; trial?: number; hint?: boolean },
+  env: { title?: string } | undefined,
+  user: { persona?: { name: string } } | undefined,
+  userId: string | undefined,
+): string {
+  const task = env?.title?.split(':')[0]?.trim();
+  if (!task) return r.rolloutId;
+  const who = user?.persona?.name ?? (userId ? archetypeOf(userId) : undefined);
+  const play = r.hint ? 'hint' : r.trial !== undefined ? `#${r.trial}` : '';
+  return [`g${r.generation}`, `${task.length > 28 ? `${task.slice(0, 27).trimEnd()}…` : task}${who ? ` × ${who}` : ''}`, play].filter(Boolean).join(' ');
+}
+
 /** "3/4 passed (75 %)": a pair's success with its counts, never a bare p. */
 export function successLabel(successes: number, plays: number): string {
   if (plays === 0) return 'not played';

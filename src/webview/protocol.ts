@@ -111,6 +111,8 @@ export interface RolloutView {
   rubric?: Record<string, { polarity: number; description: string }>;
   /** Human names of the environment and the user ("Log triage … × Terse ops engineer"). */
   pairLabel?: { env: string; user: string };
+  /** The editor tab's title ("g1 Log triage × Sam #2"): names.ts rolloutTabTitle. */
+  tabTitle?: string;
 }
 
 export interface LineageNode {

@@ -79,7 +79,12 @@ export class RolloutPanels implements vscode.Disposable {
     renderApp(panel.webview, this.extensionUri, 'rolloutViewer', 'coevolve-rollout-viewer', `Rollout ${ref.rolloutId}`, { ...ref, ...(step !== undefined ? { step } : {}) });
     const endpoint: WebviewEndpoint = {
       requests: {
-        'rollout/get': this.data.handlers['rollout/get'],
+        // The tab is named once the view is read (names.ts rolloutTabTitle); until then it shows the rollout's id.
+        'rollout/get': (p) => {
+          const view = this.data.handlers['rollout/get'](p);
+          if (view.tabTitle && panel.title !== view.tabTitle) panel.title = view.tabTitle;
+          return view;
+        },
       },
       commands: {
         'rollout/open': (p) => void this.show({ runDir: p.runDir, generation: p.generation, rolloutId: p.rolloutId }, p.step),

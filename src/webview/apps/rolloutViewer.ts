@@ -110,6 +110,8 @@ export class RolloutViewer extends LitElement {
       performance.mark('coevolve:data');
       this.texts = (view.record?.steps ?? []).map(stepText);
       this.view = view;
+      // The browser host's tab (the editor's is set by its host from the same field).
+      if (view.tabTitle) document.title = `${view.tabTitle} · Coevolve`;
       this.error = undefined;
       const steps = view.record?.steps ?? [];
       const wanted = this.state.step;

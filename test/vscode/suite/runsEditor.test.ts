@@ -139,6 +139,9 @@ describe('runs editor: tree, viewer, dashboard and commands on a fixture run', f
     const view = (reply as { result: RolloutView }).result;
     assert.equal(view.record?.id, rollout.rolloutId);
     assert.ok(view.env?.text.includes('kind: Environment'));
+    // Its tab is named for people once the view is read: generation, task, user and play, not the rollout id.
+    assert.match(view.tabTitle ?? '', /^g\d+ .+ × .+ (#\d+|hint)$/);
+    assert.equal(panel.title, view.tabTitle);
     // The boundary refuses what the protocol does not define.
     const bad = await editor.rolloutPanels.answer(ref, { kind: 'request', id: 8, method: 'rollout/get', params: { runDir, rolloutId: 3 } });
     assert.ok(bad && bad.kind === 'response' && !bad.ok && /bad params for rollout\/get/.test(bad.error));

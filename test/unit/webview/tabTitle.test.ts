@@ -1,0 +1,17 @@
+import * as assert from 'node:assert/strict';
+import { rolloutTabTitle } from '../../../src/webview/names.js';
+
+describe('rollout tab titles', () => {
+  const ref = { generation: 1, rolloutId: 'g0001-p0003-t2', trial: 2, hint: false };
+  it('name the generation, the task up to its colon, the user and the play', () => {
+    assert.equal(rolloutTabTitle(ref, { title: 'Log triage: ERROR lines 13-15h, 2 step(s)' }, { persona: { name: 'Sam' } }, 'cooperative-novice'), 'g1 Log triage × Sam #2');
+    assert.equal(rolloutTabTitle({ ...ref, hint: true }, { title: 'CSV report: price by region' }, { persona: { name: 'Robin' } }, 'upfront-planner'), 'g1 CSV report × Robin hint');
+  });
+  it('shorten a long title without a colon, and fall back to the archetype without a persona', () => {
+    const t = rolloutTabTitle(ref, { title: 'Repair the nginx config of the staging cluster' }, undefined, 'u-terse-ops-g2');
+    assert.match(t, /^g1 Repair the nginx config of… × .+ #2$/);
+  });
+  it('keep the rollout id without the environment (still running, or unreadable)', () => {
+    assert.equal(rolloutTabTitle({ generation: 0, rolloutId: 'g0000-p0000-t0' }, undefined, undefined, undefined), 'g0000-p0000-t0');
+  });
+});
