@@ -35,9 +35,24 @@ const builds = [
 // imports (relative URLs beside the app's script: the editor's webview nonce and the browser host's 'self' both
 // cover them). The other apps are single files (a chunk is one more round trip before their first screen).
 const splitApps = new Set(['dashboard.ts']);
+// In --watch mode every rebuild of a split app writes its chunks under new hashes; the ones no split app's latest build
+// wrote are removed after each build (else they were served and packaged beside the new ones until a plain build).
+const chunksOf = new Map();
+const pruneChunks = (app) => ({
+  name: 'prune-chunks',
+  setup(build) {
+    build.onEnd((result) => {
+      if (!result.metafile) return;
+      chunksOf.set(app, new Set(Object.keys(result.metafile.outputs).map((p) => p.split('/').pop())));
+      const kept = new Set([...chunksOf.values()].flatMap((s) => [...s]));
+      for (const f of readdirSync('dist/webview')) if (f.startsWith('chunk-') && !kept.has(f)) rmSync(join('dist/webview', f));
+    });
+  },
+});
 for (const entry of webviewEntries) {
-  const split = splitApps.has(entry.split('/').pop());
-  builds.push({ ...common, external: [], entryPoints: [entry], outdir: 'dist/webview', platform: 'browser', format: 'esm', target: 'es2022', ...(split ? { splitting: true, chunkNames: 'chunk-[name]-[hash]' } : {}) });
+  const app = entry.split('/').pop();
+  const split = splitApps.has(app);
+  builds.push({ ...common, external: [], entryPoints: [entry], outdir: 'dist/webview', platform: 'browser', format: 'esm', target: 'es2022', ...(split ? { splitting: true, chunkNames: 'chunk-[name]-[hash]', metafile: true, plugins: [pruneChunks(app)] } : {}) });
 }
 // The browser host's own pages (coevolve view and bundles): runs list, run table, navigation. Same output folder.
 const browserDir = 'src/webview/browser';
