@@ -68,6 +68,9 @@ export function rolloutTabTitle(
   return [`g${r.generation}`, `${task.length > 28 ? `${task.slice(0, 27).trimEnd()}…` : task}${who ? ` × ${who}` : ''}`, play].filter(Boolean).join(' ');
 }
 
+/** A tag as people read it ("verified before submit"); the tag itself stays in the data, filters and tooltips. */
+export const tagLabel = (tag: string): string => tag.replace(/_/g, ' ');
+
 /** "3/4 passed (75 %)": a pair's success with its counts, never a bare p. */
 export function successLabel(successes: number, plays: number): string {
   if (plays === 0) return 'not played';

@@ -25,6 +25,7 @@ import { isErrorStep, stepView } from '../render/stepView.js';
 import { HostChannel, initialState } from '../rpc.js';
 import '../styles/common.css';
 import '../styles/rolloutViewer.css';
+import { tagLabel } from '../names.js';
 
 const tabs = ['transcript', 'reward', 'user', 'specs', 'json'] as const;
 type Tab = (typeof tabs)[number];
@@ -318,7 +319,7 @@ export class RolloutViewer extends LitElement {
           <span>${r.steps.length} steps</span><span>${(r.durationMs / 1000).toFixed(1)} s</span>
           <span>${r.usage.promptTokens + r.usage.completionTokens} tokens${r.usage.costUsd ? ` · $${r.usage.costUsd.toFixed(4)}` : ''}</span>
           <span title="role implementations">${r.roles.agent}</span>` : nothing}
-        ${s?.tags.length ? html`<span>${s.tags.map((t) => html`<span class="tag">${t}</span>`)}</span>` : nothing}
+        ${s?.tags.length ? html`<span>${s.tags.map((t) => html`<span class="tag" title=${t}>${tagLabel(t)}</span>`)}</span>` : nothing}
       </div>
       <div class="actions">
         ${this.channel.can('rollout/rerun') ? html`<vscode-button secondary icon="debug-restart" id="rerun" @click=${() => this.channel.command('rollout/rerun', v.ref)} ?disabled=${v.running}>Re-run</vscode-button>` : nothing}

@@ -10,6 +10,7 @@ import { HostChannel } from '../rpc.js';
 import { browserLinks } from '../browserLinks.js';
 import '../styles/common.css';
 import './pages.css';
+import { tagLabel } from '../names.js';
 
 interface DatasetPageState {
   runDir?: string;
@@ -114,7 +115,7 @@ export class DatasetPage extends LitElement {
       <td class=${i.verdict === 'accepted' ? 'ok verdict' : i.verdict === 'rejected' ? 'bad verdict' : 'dim verdict'}>${i.verdict ?? 'no verdict'}</td>
       <td class="num">${i.reward === undefined ? '' : i.reward.toFixed(2)}</td>
       <td class="num">${i.successRate === undefined ? '' : `${Math.round(i.successRate * 100)}%${i.inBand ? ' · in band' : ''}`}</td>
-      <td>${[...i.tags, ...i.labels].map((x) => html`<span class="tag">${x}</span>`)}</td>
+      <td>${i.tags.map((x) => html`<span class="tag" title=${x}>${tagLabel(x)}</span>`)}${i.labels.map((x) => html`<span class="tag">${x}</span>`)}</td>
       <td class=${i.exportExclusion ? 'dim export' : 'ok export'}>${i.exportExclusion ? `left out: ${i.exportExclusion}` : 'exported'}</td>
       <td class="dim">${i.updatedAt.replace('T', ' ').slice(0, 16)}</td>
       ${this.channel.can('curation/apply') ? html`<td class="actions">

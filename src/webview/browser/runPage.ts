@@ -9,6 +9,7 @@ import { HostChannel } from '../rpc.js';
 import { browserLinks } from '../browserLinks.js';
 import '../styles/common.css';
 import './pages.css';
+import { tagLabel } from '../names.js';
 
 interface RunPageState {
   runDir: string;
@@ -131,7 +132,7 @@ export class RunPage extends LitElement {
       <td class=${outcome === 'passed' ? 'ok' : 'bad'}>${outcome}${r.status === 'truncated' ? ' · truncated' : ''}</td>
       <td class="num">${r.reward.toFixed(2)}</td><td class="num">${r.steps}</td><td class="num">${(r.durationMs / 1000).toFixed(1)} s</td>
       <td class="num">${r.tokens}</td><td class="num">${r.costUsd ? `$${r.costUsd.toFixed(4)}` : ''}</td>
-      <td>${r.tags.map((x) => html`<span class="tag">${x}</span>`)}</td>
+      <td>${r.tags.map((x) => html`<span class="tag" title=${x}>${tagLabel(x)}</span>`)}</td>
     </tr>`;
   }
 

@@ -12,6 +12,7 @@ import type { HostChannel } from '../rpc.js';
 import type { RequestParamsOf, RolloutFilter, RolloutRow, RolloutSortKey, RolloutTable, RolloutView, SearchResult } from '../protocol.js';
 import { rewardBreakdown } from './rewardPanel.js';
 import { scaleFor, valueBar } from './valueBar.js';
+import { tagLabel } from '../names.js';
 
 declare global {
   interface Window {
@@ -363,10 +364,10 @@ export class RolloutTableView extends LitElement {
   private filters(t: RolloutTable | undefined): TemplateResult {
     const f = this.filter;
     const facets = t?.facets;
-    const select = (id: string, label: string, options: string[], value: string | undefined, set: (v: string) => void): TemplateResult => html`<label class="filter">${label}
+    const select = (id: string, label: string, options: string[], value: string | undefined, set: (v: string) => void, shown: (o: string) => string = String): TemplateResult => html`<label class="filter">${label}
       <select id=${id} @change=${(e: Event) => set((e.target as HTMLSelectElement).value)}>
         <option value="" ?selected=${!value}>any</option>
-        ${options.map((o) => html`<option value=${o} ?selected=${o === value}>${o}</option>`)}
+        ${options.map((o) => html`<option value=${o} ?selected=${o === value}>${shown(o)}</option>`)}
       </select></label>`;
     return html`<div class="table-filters" role="search" aria-label="Filter rollouts">
       <label class="filter">Search transcripts <input id="table-search" type="search" placeholder="text in any step" .value=${this.query} @input=${(e: Event) => {
@@ -379,7 +380,7 @@ export class RolloutTableView extends LitElement {
       ${select('filter-generation', 'generation', (facets?.generations ?? []).map(String), f.generations?.[0]?.toString(), (v) => this.setFilter({ generations: v ? [Number(v)] : undefined }))}
       ${select('filter-family', 'family', facets?.families ?? [], f.families?.[0], (v) => this.setFilter({ families: v ? [v] : undefined }))}
       ${select('filter-user', 'user', facets?.users ?? [], f.users?.[0], (v) => this.setFilter({ users: v ? [v] : undefined }))}
-      ${select('filter-tag', 'tag', facets?.tags ?? [], f.tags?.[0], (v) => this.setFilter({ tags: v ? [v] : undefined }))}
+      ${select('filter-tag', 'tag', facets?.tags ?? [], f.tags?.[0], (v) => this.setFilter({ tags: v ? [v] : undefined }), tagLabel)}
       <label class="filter">reward ≥ <input id="filter-min-reward" type="number" step="0.1" .value=${f.minReward?.toString() ?? ''} @change=${(e: Event) => {
         const raw = (e.target as HTMLInputElement).value;
         this.setFilter({ minReward: raw === '' ? undefined : Number(raw) });
@@ -431,7 +432,7 @@ export class RolloutTableView extends LitElement {
       <span class="cell num reward-cell" role="cell"><span class="reward-num">${r.reward.toFixed(2)}</span>${valueBar(r.reward, scale, `reward of ${r.id}`)}</span>
       <span class="cell num" role="cell">${r.steps}</span>
       <span class="cell num" role="cell">${(r.durationMs / 1000).toFixed(1)} s</span>
-      <span class="cell" role="cell">${r.tags.map((x) => html`<span class="tag">${x}</span>`)}</span>
+      <span class="cell" role="cell">${r.tags.map((x) => html`<span class="tag" title=${x}>${tagLabel(x)}</span>`)}</span>
     </div>`;
   }
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { rolloutTabTitle } from '../../../src/webview/names.js';
+import { rolloutTabTitle, tagLabel } from '../../../src/webview/names.js';
 
 describe('rollout tab titles', () => {
   const ref = { generation: 1, rolloutId: 'g0001-p0003-t2', trial: 2, hint: false };
@@ -13,5 +13,12 @@ describe('rollout tab titles', () => {
   });
   it('keep the rollout id without the environment (still running, or unreadable)', () => {
     assert.equal(rolloutTabTitle({ generation: 0, rolloutId: 'g0000-p0000-t0' }, undefined, undefined, undefined), 'g0000-p0000-t0');
+  });
+});
+
+describe('tag labels', () => {
+  it('read as words; a tag without underscores is itself', () => {
+    assert.equal(tagLabel('verified_before_submit'), 'verified before submit');
+    assert.equal(tagLabel('looped'), 'looped');
   });
 });
