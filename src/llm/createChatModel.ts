@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError } from 'openai';
+import { openaiSdk } from './openaiModule.js';
 import { throwIfCancelled } from '../core/ports/cancellation.js';
 import type { Cancellation } from '../core/ports/cancellation.js';
 import { addUsage, ContextWindowExceeded, ToolsUnsupported, zeroUsage } from '../core/ports/model.js';
@@ -116,6 +116,7 @@ export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConf
     if (timedOut) {
       return new AttemptFailure(new ModelError('timeout', `${at}: no complete answer within ${endpoint.timeoutMs} ms. Raise endpoints[].timeoutMs or check the server's load.`));
     }
+    const { APIError, APIConnectionError } = openaiSdk();
     if (err instanceof APIError && typeof err.status === 'number') {
       const status = err.status;
       const detail = scrub(err.message);

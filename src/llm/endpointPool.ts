@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { openaiSdk } from './openaiModule.js';
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
 import type { EndpointConfig } from '../core/spec/run.js';
@@ -39,7 +40,7 @@ export function createEndpointPool(endpoint: EndpointConfig, apiKey: string | ((
         // Retries and timeouts are ours (uniform across servers and testable), so the SDK's are switched off;
         // its own timeout is only a backstop far beyond ours. Organization and project are pinned to null so the
         // SDK does not pick OPENAI_ORG_ID / OPENAI_PROJECT_ID up and send them to an unrelated server.
-        return (client ??= new OpenAI({
+        return (client ??= new (openaiSdk().OpenAI)({
           baseURL: baseUrl,
           apiKey: keyOf(),
           organization: null,

@@ -1,12 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+
+/**
+ * dockerode, evaluated on first use: with ssh2 and the gRPC stack it brings it is ~1.7 MB of modules, and a command
+ * that never talks to Docker (view, validate, report, --help) should not evaluate them at start. A require() in a
+ * function is bundled like an import but runs when called (esbuild keeps CommonJS modules behind a lazy wrapper).
+ */
+const dockerode = (): typeof import('dockerode') => require('dockerode') as typeof import('dockerode');
 
 /**
  * A Docker client for one endpoint URL. Without a URL, dockerode reads DOCKER_HOST (so Podman's compatible socket
  * works too) and falls back to the local socket. tcp:// uses TLS when a folder with ca.pem/cert.pem/key.pem is given.
  */
 export function dockerFromUrl(url?: string, tlsDir?: string): Docker {
+  const Docker = dockerode();
   if (!url) return new Docker();
   const parsed = new URL(url);
   switch (parsed.protocol) {
