@@ -50,8 +50,25 @@ export function cpuOf(label: string, argv: string[], cwd: string): { wallSec: nu
   // cpuacct.stat counts USER_HZ ticks (100 per second on Linux).
   const userSec = Number(/user (\d+)/.exec(stat)![1]) / 100;
   const sysSec = Number(/system (\d+)/.exec(stat)![1]) / 100;
-  rmdirSync(group);
+  removeGroup(group);
   return { wallSec, userSec, sysSec, stderr: r.stderr };
+}
+
+/**
+ * Removes an emptied cgroup. The namespaces' last processes (bwrap's init of a pid namespace) are reaped by the
+ * kernel a moment after the command returned, and rmdir fails with EBUSY until then: retried for up to 5 s.
+ */
+function removeGroup(group: string): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; ; i++) {
+    try {
+      rmdirSync(group);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EBUSY' || i >= 100) throw err;
+      Atomics.wait(pause, 0, 0, 50);
+    }
+  }
 }
 
 /** A fixed workload: the csv pipeline the built-in agent writes, 30 times in one bare bwrap on the busybox root. */
