@@ -9,8 +9,8 @@ import { shq } from '../shellQuote.js';
 import type { GenerateInput, TaskFamily } from './family.js';
 import { builtinSource, chooseHidden, contentStreams, difficultyOf, drawContentSeed, environmentId, resolveKnobs, standardKnobs, standardMaxLevel } from './family.js';
 import { buildFormatCheck, checkScriptPath } from './formatCheck.js';
-import type { OutputCheck } from './verifierScript.js';
-import { buildVerifier, builtinRewardFile, textNorm } from './verifierScript.js';
+import type { OutputCheck, TextNorm } from './verifierScript.js';
+import { buildVerifier, builtinRewardFile, byteOrder, space, textLines, textNorm } from './verifierScript.js';
 
 const name = 'config-repair';
 const services = ['orders', 'billing', 'catalog', 'ledger', 'notifier', 'gateway'];
@@ -124,18 +124,47 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
   });
 }
 
+const ws = `${space}*`;
+/** Strictness 0: the effective value of every key (the last line setting it wins), sorted. */
+const keyNorm: TextNorm = {
+  first: `sed -n -E 's/^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*([^[:space:]]+)[[:space:]]*$/\\1=\\2/p'`,
+  rest: `awk -F= '{ v[$1] = $2 } END { for (k in v) print k "=" v[k] }' | LC_ALL=C sort`,
+  apply: (text) => {
+    const setting = new RegExp(`^${ws}([a-z_]+)${ws}=${ws}([^ \\t\\n\\v\\f\\r]+)${ws}$`);
+    const v = new Map<string, string>();
+    for (const line of textLines(text)) {
+      const m = setting.exec(line);
+      // awk -F= keeps the value up to its first '='.
+      if (m) v.set(m[1]!, m[2]!.split('=')[0]!);
+    }
+    return [...v].map(([k, x]) => `${k}=${x}`).sort(byteOrder).map((l) => `${l}\n`).join('');
+  },
+  cmpFirst: false,
+};
+/** Strictness 1: the file modulo spacing (around `=`, at line ends) and blank lines. */
+const fileNorm: TextNorm = {
+  first: `sed -E -e 's/\\r$//' -e 's/[[:space:]]+$//' -e 's/^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*/\\1 = /'`,
+  rest: `grep -v '^$'`,
+  apply: (text) => textLines(text)
+    .map((l) => l.replace(/\r$/, '').replace(new RegExp(`${space}+$`), '').replace(new RegExp(`^${ws}([a-z_]+)${ws}=${ws}`), '$1 = '))
+    .filter((l) => l !== '').map((l) => `${l}\n`).join(''),
+  // The rendered config has blank lines between its sections, which the normalised text drops.
+  cmpFirst: false,
+};
+/** The config's own comparisons by strictness (0 and 1), for the test that runs them through busybox. */
+export const configNorms: readonly TextNorm[] = [keyNorm, fileNorm];
+
 /** What the verifier compares: the live config (by strictness), each old copy (bytes), and the later steps' files. */
 function checks(o: { live: string; decoys: SandboxFile[]; strictness: number; horizon: number; fixed: string; original: string; changelog: string }): OutputCheck[] {
   // Strictness 0 compares the effective value of every key; 1 the whole file modulo spacing; 2 bytes.
-  const keyNorm = `sed -n -E 's/^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*([^[:space:]]+)[[:space:]]*$/\\1=\\2/p' | awk -F= '{ v[$1] = $2 } END { for (k in v) print k "=" v[k] }' | LC_ALL=C sort`;
-  const fileNorm = `sed -E -e 's/\\r$//' -e 's/[[:space:]]+$//' -e 's/^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*/\\1 = /' | grep -v '^$'`;
   const norm = o.strictness === 0 ? keyNorm : o.strictness === 1 ? fileNorm : textNorm(2);
+  const text = textNorm(o.strictness);
   return [
-    { key: 'config', label: o.live, requireFile: o.live, actual: `cat ${shq(o.live)}`, expected: o.fixed, norm },
-    ...o.decoys.map((d, i) => ({ key: `old${i + 1}`, label: `${d.path} (old copy, unchanged)`, requireFile: d.path, actual: `cat ${shq(d.path)}`, expected: d.content, norm: 'cat' })),
-    ...(o.horizon >= 2 ? [{ key: 'backup', label: `${o.live}.orig`, requireFile: `${o.live}.orig`, actual: `cat ${shq(`${o.live}.orig`)}`, expected: o.original, norm: textNorm(o.strictness) }] : []),
-    ...(o.horizon >= 3 ? [{ key: 'changelog', label: `the changelog line of ${o.live}`, requireFile: o.live, actual: o.strictness === 0 ? `grep '^# changed:' ${shq(o.live)}` : `tail -n 1 ${shq(o.live)}`, expected: `${o.changelog}\n`, norm: textNorm(o.strictness) }] : []),
-    ...(o.horizon >= 4 ? [{ key: 'reload', label: 'app/RELOAD', requireFile: 'app/RELOAD', actual: 'cat app/RELOAD', expected: `${o.live}\n`, norm: textNorm(o.strictness) }] : []),
+    { key: 'config', label: o.live, requireFile: o.live, actual: { file: o.live }, expected: o.fixed, norm },
+    ...o.decoys.map((d, i) => ({ key: `old${i + 1}`, label: `${d.path} (old copy, unchanged)`, requireFile: d.path, actual: { file: d.path }, expected: d.content, norm: textNorm(2) })),
+    ...(o.horizon >= 2 ? [{ key: 'backup', label: `${o.live}.orig`, requireFile: `${o.live}.orig`, actual: { file: `${o.live}.orig` }, expected: o.original, norm: text }] : []),
+    ...(o.horizon >= 3 ? [{ key: 'changelog', label: `the changelog line of ${o.live}`, requireFile: o.live, actual: { command: o.strictness === 0 ? `grep '^# changed:' ${shq(o.live)}` : `tail -n 1 ${shq(o.live)}` }, expected: `${o.changelog}\n`, norm: text }] : []),
+    ...(o.horizon >= 4 ? [{ key: 'reload', label: 'app/RELOAD', requireFile: 'app/RELOAD', actual: { file: 'app/RELOAD' }, expected: `${o.live}\n`, norm: text }] : []),
   ];
 }
 
@@ -158,21 +187,32 @@ const slots: FactSlot[] = settings.map((s) => ({
   parse: (t: string) => new RegExp(`\`${s.key}\` to \`([^\`]+)\``).exec(t)?.[1],
 }));
 
-/** sed commands that set each wanted key in `cfg`; a slip misplaces a line (order), squeezes its spaces or leaves it commented. */
+/**
+ * The sed edits that set each wanted key in `cfg`; a slip misplaces a line (order), squeezes its spaces or leaves it
+ * commented. Consecutive substitutions go into one `sed -i` with an `-e` each: every one rewrites only its own key's
+ * line, so applying them line by line gives what one sed per key gave.
+ */
 function editCommand(k: Knowledge, cfg: string, s: Slip | undefined): string {
   const parts: string[] = [];
+  let subs: string[] = [];
+  const flush = (): void => {
+    if (subs.length) parts.push(`sed -E -i ${subs.map((x) => (subs.length > 1 ? `-e ${x}` : x)).join(' ')} ${cfg}`);
+    subs = [];
+  };
   for (const [i, key] of k.wanted.entries()) {
     const value = k.facts.get(key);
     const fumble = i === 0 ? s : undefined; // a slip hits the first key
     const eq = fumble === 'space' ? '=' : ' = ';
     if (fumble === 'order' && value !== undefined) {
+      flush();
       parts.push(`sed -E -i ${shq(`/^[#;[:space:]]*${key}[[:space:]]*=/d`)} ${cfg} && printf '%s\\n' ${shq(`${key}${eq}${value}`)} >> ${cfg}`);
       continue;
     }
     // Unknown value: the agent can only uncomment the line and keep what is there. A wrong value is a quoted one.
     const shown = fumble === 'content' ? `"${value ?? '\\2'}"` : value ?? '\\2';
-    parts.push(`sed -E -i ${shq(`s|^[#;[:space:]]*(${key})[[:space:]]*=[[:space:]]*(.*)$|${key}${eq}${shown}|`)} ${cfg}`);
+    subs.push(shq(`s|^[#;[:space:]]*(${key})[[:space:]]*=[[:space:]]*(.*)$|${key}${eq}${shown}|`));
   }
+  flush();
   return parts.join(' && ') || 'true';
 }
 

@@ -4,6 +4,7 @@ import { environmentSpecSchema } from '../../core/spec/environment.js';
 import { specApiVersion } from '../../core/spec/common.js';
 import type { FactSlot, FamilyPlaybook, Knowledge, PlannedCommand, Slip, StageDef } from '../agent/playbook.js';
 import { factOr, listedFiles } from '../agent/playbook.js';
+import { posix } from 'node:path';
 import { shq } from '../shellQuote.js';
 import type { GenerateInput, TaskFamily } from './family.js';
 import { builtinSource, chooseHidden, contentStreams, difficultyOf, drawContentSeed, environmentId, resolveKnobs, standardKnobs, standardMaxLevel } from './family.js';
@@ -77,7 +78,7 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
   if (knobs.feedback > 0) files.push({ path: checkScriptPath, content: buildFormatCheck(formatRules(h), knobs.feedback >= 2), mode: '755' });
 
   const verifier = buildVerifier(name, knobs.strictness, [
-    { key: 'report', label: facts.output, requireFile: facts.output, actual: `cat ${shq(facts.output)}`, expected: expectedReport(rows, facts, h), norm: textNorm(knobs.strictness) },
+    { key: 'report', label: facts.output, requireFile: facts.output, actual: { file: facts.output }, expected: expectedReport(rows, facts, h), norm: textNorm(knobs.strictness) },
   ]);
   const sepName = sep === ',' ? 'commas' : sep === ';' ? 'semicolons' : 'pipes';
   return environmentSpecSchema.parse({
@@ -197,15 +198,18 @@ const playbook: FamilyPlaybook = {
     const out = shq(factOr(k, slots, 'output'));
     // Forgetting the header row adds a bogus group; every input's header counts.
     const withHeader = slip('sum') === 'content';
-    const body = `cat ${input} | grep -v '^#'${withHeader ? '' : ` | grep -v ${shq(`^${columns.join(sep).replace(/\|/g, '[|]')}$`)}`}`;
+    const lastFilter = withHeader ? `'^#'` : shq(`^${columns.join(sep).replace(/\|/g, '[|]')}$`);
+    const filters = (count: boolean): string => `cat ${input} | ${withHeader ? '' : `grep -v '^#' | `}grep -v${count ? 'c' : ''} ${lastFilter}`;
+    const body = filters(false);
     const sum = idiom === 'awk'
       ? `${body} | awk -F${shq(`[${sep}]`)} '{ s[$${key}] += $${val} } END { for (k in s) print k "," s[k] }'`
       : `${body} | cut -d${shq(sep)} -f${key},${val} | tr ${shq(sep)} ' ' | LC_ALL=C sort | { prev=; t=0; while read -r g v; do case "$v" in *[!0-9]*|'') v=0;; esac; if [ -n "$prev" ] && [ "$g" != "$prev" ]; then echo "$prev,$t"; t=0; fi; prev=$g; t=$((t + v)); done; [ -z "$prev" ] || echo "$prev,$t"; }`;
     const sortSlip = slip('sort');
     const cmds: PlannedCommand[] = [
-      { stage: 'prepare', command: `mkdir -p .work "$(dirname ${out})"` },
+      { stage: 'prepare', command: `mkdir -p .work ${shq(posix.dirname(factOr(k, slots, 'output')))}` },
       { stage: 'sum', command: `${sum} | LC_ALL=C sort ${sortSlip === 'order' ? '-t, -k1,1' : '-t, -k2,2nr -k1,1'}${trailing(sortSlip)} > .work/rows.txt` },
-      { stage: 'count', command: `${body} | wc -l | tr -d ' ' > .work/n.txt` },
+      // grep -c counts what the body's last grep lets through (what `| wc -l | tr -d ' '` counted).
+      { stage: 'count', command: `${filters(true)} > .work/n.txt` },
     ];
     const header = slip('header'), total = slip('total'), rows = slip('rows');
     const parts = ['cat .work/rows.txt'];
@@ -219,7 +223,7 @@ const playbook: FamilyPlaybook = {
       total === 'order' ? parts.splice(k.stages >= 2 && header !== 'order' ? 1 : 0, 0, t) : tail.push(t);
     }
     if (k.stages >= 4) {
-      const r = `printf 'ROWS,%s${rows === 'space' ? ' ' : ''}\\n' "$(($(cat .work/n.txt)${rows === 'content' ? ' + 1' : ''}))"`;
+      const r = `read -r n < .work/n.txt; printf 'ROWS,%s${rows === 'space' ? ' ' : ''}\\n' "$((n${rows === 'content' ? ' + 1' : ''}))"`;
       rows === 'order' ? parts.splice(k.stages >= 2 && header !== 'order' ? 1 : 0, 0, r) : tail.push(r);
     }
     cmds.push({ stage: 'assemble', command: `{ ${[...parts, ...tail].join('; ')}; } > ${out}` });

@@ -115,9 +115,9 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
   const folders = new Set(moved.map((m) => m.split('/')[0])).size;
   const manifestLines = [...moved, ...(h >= 4 ? [`folders ${folders}`] : []), ...(h >= 3 ? [`total ${moved.length}`] : [])];
   const verifier = buildVerifier(name, knobs.strictness, [
-    { key: 'moved', label: `files in ${facts.target}/`, actual: list(facts.target, manifest), expected: lines(moved), norm: textNorm(1) },
-    ...(knobs.strictness >= 1 ? [{ key: 'inbox', label: 'files left in inbox/', actual: list('inbox'), expected: lines(left), norm: textNorm(1) }] : []),
-    { key: 'manifest', label: `${facts.target}/${manifest}`, requireFile: `${facts.target}/${manifest}`, actual: `cat ${shq(`${facts.target}/${manifest}`)}`, expected: lines(manifestLines), norm: textNorm(knobs.strictness) },
+    { key: 'moved', label: `files in ${facts.target}/`, actual: { command: list(facts.target, manifest) }, expected: lines(moved), norm: textNorm(1) },
+    ...(knobs.strictness >= 1 ? [{ key: 'inbox', label: 'files left in inbox/', actual: { command: list('inbox') }, expected: lines(left), norm: textNorm(1) }] : []),
+    { key: 'manifest', label: `${facts.target}/${manifest}`, requireFile: `${facts.target}/${manifest}`, actual: { file: `${facts.target}/${manifest}` }, expected: lines(manifestLines), norm: textNorm(knobs.strictness) },
   ]);
   return environmentSpecSchema.parse({
     apiVersion: specApiVersion,
@@ -157,17 +157,23 @@ interface MoveOptions {
   copy: boolean;
 }
 
-/** The move loop shared by the oracle and the agent, so both run the same real procedure. */
+/**
+ * The move loop shared by the oracle and the agent, so both run the same real procedure. One awk writes each path
+ * followed by its name in the target case (toupper/tolower act on ASCII letters only, as `tr 'a-z' 'A-Z'` did), so
+ * the loop itself is shell builtins, a `mkdir` per new folder and a `mv` (or `cp`) per file: no basename, printf,
+ * tr or mkdir per file.
+ */
 function moveLoop(o: MoveOptions): string {
-  const caseCmd = o.upper === undefined ? '' : ` | tr ${o.upper ? "'a-z' 'A-Z'" : "'A-Z' 'a-z'"}`;
+  const caseFn = o.upper === undefined ? '' : o.upper ? 'toupper' : 'tolower';
   const misc = o.upper ? 'MISC' : 'misc';
-  const act = (verb: string) => `mkdir -p ${shq(o.target)}/"$d" && ${verb} "$f" ${shq(o.target)}/"$d"/`;
+  const act = (verb: string) => `{ [ -d ${shq(o.target)}/"$d" ] || mkdir -p ${shq(o.target)}/"$d"; } && ${verb} "$f" ${shq(o.target)}/"$d"/`;
   const noExt = o.noExt === 'leave' ? 'continue' : `d=${misc}; ${act(o.noExt === 'copy' ? 'cp' : o.copy ? 'cp' : 'mv')}; continue`;
   return [
-    `{ find inbox -maxdepth 1 -type f; ${o.sweep.map((d) => `find ${shq(d)} -type f; `).join('')}} | while IFS= read -r f; do`,
-    'b=$(basename "$f");',
+    `{ find inbox -maxdepth 1 -type f; ${o.sweep.map((d) => `find ${shq(d)} -type f; `).join('')}}`,
+    `| awk '{ print; n = $0; sub(/.*\\//, "", n); print ${caseFn ? `${caseFn}(n)` : 'n'} }' | while IFS= read -r f && IFS= read -r n; do`,
+    'b=${f##*/};',
     o.skip ? `case "$b" in ${o.skip}*) continue;; esac;` : '',
-    `case "$b" in *.*) d=$(printf '%s' "\${b##*.}"${caseCmd});; *) ${noExt};; esac;`,
+    `case "$b" in *.*) d=\${n##*.};; *) ${noExt};; esac;`,
     `${act(o.copy ? 'cp' : 'mv')};`,
     'done',
   ].filter(Boolean).join(' ');

@@ -4,6 +4,7 @@ import { environmentSpecSchema } from '../../core/spec/environment.js';
 import { specApiVersion } from '../../core/spec/common.js';
 import type { CommandIdiom, FactSlot, FamilyPlaybook, Knowledge, PlannedCommand, Slip, StageDef } from '../agent/playbook.js';
 import { factOr, listedFiles } from '../agent/playbook.js';
+import { posix } from 'node:path';
 import { shq } from '../shellQuote.js';
 import type { GenerateInput, TaskFamily } from './family.js';
 import { builtinSource, chooseHidden, contentStreams, difficultyOf, drawContentSeed, environmentId, resolveKnobs, standardKnobs, standardMaxLevel } from './family.js';
@@ -84,7 +85,7 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
 
   const matching = liveLines.filter((l) => isMatch(l, facts));
   const verifier = buildVerifier(name, knobs.strictness, [
-    { key: 'report', label: facts.output, requireFile: facts.output, actual: `cat ${shq(facts.output)}`, expected: expectedOutput(matching, facts, h), norm: textNorm(knobs.strictness) },
+    { key: 'report', label: facts.output, requireFile: facts.output, actual: { file: facts.output }, expected: expectedOutput(matching, facts, h), norm: textNorm(knobs.strictness) },
   ]);
   return environmentSpecSchema.parse({
     apiVersion: specApiVersion,
@@ -230,7 +231,7 @@ const playbook: FamilyPlaybook = {
   solve(k, idiom, slip): PlannedCommand[] {
     const out = shq(factOr(k, slots, 'output'));
     const cmds: PlannedCommand[] = [
-      { stage: 'prepare', command: `mkdir -p .work "$(dirname ${out})"` },
+      { stage: 'prepare', command: `mkdir -p .work ${shq(posix.dirname(factOr(k, slots, 'output')))}` },
       { stage: 'filter', command: filterCommand(k, idiom, slip('filter') === 'content') },
     ];
     if (k.stages <= 1) {
@@ -251,7 +252,8 @@ const playbook: FamilyPlaybook = {
     const header = slip('header');
     const headerLine = `printf '# %s %s:00-%s:${header === 'content' ? '00' : '59'}${header === 'space' ? ' ' : ''}\\n' ${factOr(k, slots, 'level')} ${fromS} ${toS}`;
     const total = slip('total');
-    const totalLine = `printf 'total %s${total === 'space' ? ' ' : ''}\\n' "$(${total === 'content' ? `cat ${k.inputs.map(shq).join(' ') || 'logs/*.log'} | wc -l` : 'wc -l < .work/lines.txt'} | tr -d ' ')"`;
+    // grep -c '' counts the lines (every file here ends in a newline, so it is what `wc -l | tr -d ' '` counted).
+    const totalLine = `printf 'total %s${total === 'space' ? ' ' : ''}\\n' "$(${total === 'content' ? `cat ${k.inputs.map(shq).join(' ') || 'logs/*.log'} | grep -c ''` : "grep -c '' .work/lines.txt"})"`;
     const parts = ['cat .work/counts.txt'];
     if (k.stages >= 3) total === 'order' ? parts.unshift(totalLine) : parts.push(totalLine);
     if (k.stages >= 4) header === 'order' ? parts.push(headerLine) : parts.unshift(headerLine);
