@@ -23,9 +23,9 @@ import { rewardBreakdown } from '../render/rewardPanel.js';
 import { specPanel } from '../render/specPanel.js';
 import { isErrorStep, stepView } from '../render/stepView.js';
 import { HostChannel, initialState } from '../rpc.js';
+import { tagLabel } from '../names.js';
 import '../styles/common.css';
 import '../styles/rolloutViewer.css';
-import { tagLabel } from '../names.js';
 
 const tabs = ['transcript', 'reward', 'user', 'specs', 'json'] as const;
 type Tab = (typeof tabs)[number];

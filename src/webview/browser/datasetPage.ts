@@ -8,9 +8,9 @@ import type { DatasetFilterParams, DatasetList } from '../protocol.js';
 import type { DatasetItem } from '../../viewdata/datasetItems.js';
 import { HostChannel } from '../rpc.js';
 import { browserLinks } from '../browserLinks.js';
+import { tagLabel } from '../names.js';
 import '../styles/common.css';
 import './pages.css';
-import { tagLabel } from '../names.js';
 
 interface DatasetPageState {
   runDir?: string;

@@ -7,9 +7,9 @@ import { html, LitElement, nothing, type TemplateResult } from 'lit';
 import type { EvalView, RolloutFilter, RolloutRow, RolloutSortKey, RolloutTable, SearchResult } from '../protocol.js';
 import { HostChannel } from '../rpc.js';
 import { browserLinks } from '../browserLinks.js';
+import { tagLabel } from '../names.js';
 import '../styles/common.css';
 import './pages.css';
-import { tagLabel } from '../names.js';
 
 interface RunPageState {
   runDir: string;

@@ -2,7 +2,7 @@
 // written in percentage points (pp), never as "%"; better / worse is marked only where a direction is meaningful.
 import { html, type TemplateResult } from 'lit';
 import type { GenerationFigures, RunOverview } from '../protocol.js';
-import { fixed } from './figures.js';
+import { fixed, pp } from './figures.js';
 
 interface Row {
   label: string;
@@ -43,7 +43,7 @@ export function formatCell(kind: Row['kind'], x: number): string {
 export function formatDelta(kind: Row['kind'], d: number): string {
   const sign = d > 0 ? '+' : d < 0 ? '−' : '±';
   const a = Math.abs(d);
-  if (kind === 'share') return `${sign}${Math.round(a * 100)} pp`;
+  if (kind === 'share') return pp(d);
   if (kind === 'usd') return `${sign}$${a.toFixed(4)}`;
   if (kind === 'count') return `${sign}${Math.round(a)}`;
   return `${sign}${a.toFixed(3)}`;

@@ -40,6 +40,8 @@ describe('dashboard chart series', () => {
   it('writes differences of shares in percentage points', () => {
     assert.equal(formatDelta('share', 0.17), '+17 pp');
     assert.equal(formatDelta('share', -0.04), '−4 pp');
+    // The sign follows the rounded figure: a difference that rounds to zero is not "+0 pp".
+    assert.equal(formatDelta('share', 0.002), '±0 pp');
     assert.equal(formatDelta('number', 0.0921), '+0.092');
   });
 });
