@@ -126,7 +126,7 @@ export function formatReportMarkdown(r: RunReport): string {
   const verifierDiffers = gens.some((g) => Math.abs(g.verifierSuccessRate - g.successRate) > 1e-9);
   const spent = gens.some((g) => g.tokens > 0 || g.costUsd > 0);
   const children = (g: RunReport['generations'][number]): string => {
-    const rej = Object.entries(g.rejections).map(([why, n]) => `${n} ${why}`).join(', ');
+    const rej = Object.entries(g.rejections).map(([why, n]) => `${n} ${rejectionLabel(why)}`).join(', ');
     return `${g.frontierYield.accepted}/${g.frontierYield.proposed}${rej ? ` (${rej})` : ''}`;
   };
   const gen: Column = { head: 'gen', right: true, cell: (g) => String(g.index) };
@@ -180,4 +180,9 @@ export function formatReportMarkdown(r: RunReport): string {
 function errorKindsText(g: Gen): string {
   const kinds = Object.entries(g.errorsByKind ?? {}).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   return kinds.length > 0 ? kinds.map(([kind, n]) => `${n} ${kind}`).join(', ') : `${g.errors} (kind not recorded by this run)`;
+}
+
+/** A child's rejection reason in words short enough for the frontier table (the reason id stays in the JSON). */
+export function rejectionLabel(reason: string): string {
+  return reason === 'realism_unsatisfiable' ? 'unrealistic' : reason.replaceAll('_', ' ');
 }

