@@ -20,7 +20,11 @@ export interface KnobDef {
 }
 
 export interface GenerateInput {
-  /** Difficulty level 1..maxLevel; ignored for knobs given in `knobs`. */
+  /**
+   * Difficulty level 1..maxLevel; ignored for knobs given in `knobs`. Between two whole levels each knob takes the
+   * value nearest its interpolated position (1.75 = level 2's horizon with level 1's other knobs but one decoy), so a
+   * run can start its seeds where its agent stands: the knobs of adjacent whole levels differ by up to six steps.
+   */
   level?: number;
   knobs?: Partial<Knobs>;
   /**
@@ -56,15 +60,15 @@ export const standardMaxLevel = 5;
 /** Knob values of a level, overridden by explicit knobs, clamped to each knob's bounds. */
 export function resolveKnobs(family: Pick<TaskFamily, 'knobs' | 'maxLevel' | 'name'>, input: GenerateInput): Knobs {
   const level = input.level ?? 1;
-  if (!Number.isInteger(level) || level < 1 || level > family.maxLevel) {
-    throw new Error(`family ${family.name}: level ${level} is out of range; use an integer 1..${family.maxLevel}`);
+  if (!Number.isFinite(level) || level < 1 || level > family.maxLevel) {
+    throw new Error(`family ${family.name}: level ${level} is out of range; use a number 1..${family.maxLevel}`);
   }
   const t = family.maxLevel === 1 ? 0 : (level - 1) / (family.maxLevel - 1);
   const out = {} as Knobs;
   for (const name of knobNames) {
     const def = family.knobs[name];
     const given = input.knobs?.[name];
-    // A level between two knob values takes the harder one.
+    // A level between two knob values takes the nearest one; a tie goes to the harder one.
     const exact = def.atLevel1 + (def.atMaxLevel - def.atLevel1) * t;
     const value = given ?? (def.harder === 'up' ? Math.round(exact) : -Math.round(-exact));
     out[name] = Math.min(def.max, Math.max(def.min, Math.round(value)));

@@ -104,7 +104,7 @@ export const runConfigSchema = z
         environments: z.array(relativePathSchema).max(1000).default([]).describe('Environment spec files or folders, relative to this file.'),
         users: z.array(relativePathSchema).max(1000).default([]).describe('User profile files or folders, relative to this file.'),
         builtinFamilies: z.array(z.string().min(1).max(64)).max(64).default([]).describe('Built-in task families to seed from (e.g. "log-triage").'),
-        builtinLevel: z.number().int().min(1).max(100).default(1).describe('Difficulty level of the built-in seeds.'),
+        builtinLevel: z.number().min(1).max(100).default(1).describe('Difficulty level of the built-in seeds, 1 = easiest; between whole levels each knob takes its nearest value (1.75: two knob steps above level 1).'),
         pairsPerGeneration: z.number().int().min(1).max(10000).default(8).describe('(environment, user) pairs played per generation.'),
         childrenPerGeneration: z.number().int().min(0).max(10000).default(4).describe('New children proposed per generation.'),
         replayShare: z.number().min(0).max(1).default(0.5).describe('Share of pairs drawn from the archive by PLR replay (the rest are fresh children).'),

@@ -13,6 +13,20 @@ describe('built-in task families', () => {
     assert.deepEqual(new Set(builtinFamilies.map((f) => f.name)).size, builtinFamilies.length);
   });
 
+  it('takes levels between whole ones knob by knob: each knob its nearest value, so 1.75 is two steps above level 1', () => {
+    const family = findFamily('log-triage')!;
+    const one = resolveKnobs(family, { level: 1 });
+    const mid = resolveKnobs(family, { level: 1.75 });
+    const two = resolveKnobs(family, { level: 2 });
+    assert.deepEqual(one, { horizon: 1, hiddenState: 1, feedback: 2, distractors: 0, strictness: 0 });
+    assert.deepEqual(mid, { horizon: 2, hiddenState: 1, feedback: 2, distractors: 1, strictness: 0 });
+    assert.deepEqual(two, { horizon: 2, hiddenState: 2, feedback: 1, distractors: 2, strictness: 1 });
+    const d = (k: typeof one): number => difficultyOf(family, k);
+    assert.ok(d(one) < d(mid) && d(mid) < d(two), `design difficulty ${d(one)} < ${d(mid)} < ${d(two)}`);
+    assert.ok(environmentSpecSchema.safeParse(family.generate({ level: 1.75 }, createRng(1))).success);
+    for (const bad of [0.5, Number.NaN, family.maxLevel + 0.5]) assert.throws(() => resolveKnobs(family, { level: bad }), /out of range; use a number 1\.\.5/);
+  });
+
   for (const family of builtinFamilies) {
     describe(family.name, () => {
       it('generates valid specs at every level, with hidden facts the user knows', () => {
