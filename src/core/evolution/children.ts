@@ -4,6 +4,7 @@ import { zeroUsage } from '../ports/model.js';
 import type { DesignMove, PairStats, Proposal } from '../roles/ports.js';
 import type { ChildValidation } from '../ports/runStore.js';
 import type { UserEffectEntry } from '../metrics/metricsSchema.js';
+import { logistic, logit } from '../metrics/distributions.js';
 import { pairPosterior } from '../metrics/pairEvidence.js';
 import type { realismIndicators } from '../metrics/realismIndicators.js';
 import type { AgentConfig } from '../spec/agent.js';
@@ -11,12 +12,13 @@ import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment
 import type { UserProfile } from '../spec/user.js';
 import { moveKey, type Archive, type PairEntry } from './archive.js';
 import { environmentFingerprint } from './fingerprint.js';
-import type { FrontierModel } from './frontierModel.js';
+import { operatorMoves, type FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
 import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 import { availableMoves, makeEnvironmentChild, makeUserChild } from './moves.js';
 import { planChildren, type ChildPlan } from './steering.js';
 import { continueProbation, startProbation, userSlots, type ProbationEntry, type UserVerdict } from './userAdmission.js';
+import { pairAdmittedUser } from './userPairing.js';
 import { validateEnvironment } from './validateEnvironment.js';
 
 export interface ChildOutcome {
@@ -95,7 +97,7 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
   const limit = pLimit(Math.max(1, Math.ceil(ctx.config.concurrency / 2)));
   const fresh = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, model, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
   // Children from earlier generations' probation come first; they have no plan this generation.
-  const candidates = [...probation.map((v) => userCandidate(ctx, v)), ...fresh];
+  const candidates = [...probation.map((v) => userCandidate(ctx, model, agent.id, v)), ...fresh];
   const planOf = (i: number): ChildPlan | undefined => (i < probation.length ? undefined : plans[i - probation.length]);
 
   const out: PopulationOutcome = { outcomes: [], fresh: [], userEffects: [], realism: [] };
@@ -228,7 +230,7 @@ async function childOf(ctx: ChildContext, model: FrontierModel, plan: ChildPlan,
   if (!proposal.ok) return { kind: 'user', envId: env.id, outcome: { ...base, id: `${user.id}~${proposal.operator}`, accepted: false, reason: 'evolver_failed', detail: proposal.reason } };
   const v = await startProbation(ctx, model, proposal.child, user, env, agent, base);
   if (v.status === 'invalid') return { kind: 'user', envId: env.id, outcome: { ...base, id: v.id, accepted: false, reason: v.reason, detail: v.detail } };
-  return userCandidate(ctx, v);
+  return userCandidate(ctx, model, agent.id, v);
 }
 
 /** A new pairing of an archived environment with an archived user, screened like every child. */
@@ -317,17 +319,35 @@ async function admitEnvironment(ctx: ChildContext, candidate: EnvironmentSpec, f
   return { ok: true, spec, validation };
 }
 
-/** A user child's verdict after its look, as a candidate of this generation (an admitted one is screened too). */
-function userCandidate(ctx: ChildContext, v: UserVerdict): Candidate {
+/**
+ * A user child's verdict after its look, as a candidate of this generation. An admitted one is screened on its plays
+ * of the deciding look and paired where they put it in band: the parent pair's environment first, else another look
+ * environment (userPairing.ts).
+ */
+function userCandidate(ctx: ChildContext, model: FrontierModel, agentId: string, v: UserVerdict): Candidate {
   const base = { kind: 'user' as const, id: v.user.id, parent: v.parentId, operator: v.operator, predicted: v.predicted };
   const common = { kind: 'user' as const, envId: v.envId, user: v.user, ...(v.effect ? { effect: v.effect } : {}), ...(v.realism ? { realism: v.realism } : {}) };
   if (v.status !== 'admitted') {
     return { ...common, ...(v.entry ? { pending: v.entry } : {}), outcome: { ...base, accepted: false, reason: v.reason ?? 'probation', ...(v.detail ? { detail: v.detail } : {}) }, cells: v.cells };
   }
-  const screen = v.onParentEnv ?? { successes: 0, trials: 0 };
-  const outcome = screened(ctx, { ...base, accepted: true }, screen, v.predicted);
+  const active = new Set(ctx.archive.activeEnvs().map((e) => e.id));
+  const looks = v.cells
+    .filter((c) => c.userId === v.user.id && (c.envId === v.envId || active.has(c.envId)))
+    .sort((a, b) => Number(b.envId === v.envId) - Number(a.envId === v.envId))
+    .map((c) => ({ envId: c.envId, successes: c.successes, trials: c.trials, predicted: c.envId === v.envId ? v.predicted : childPrediction(model, agentId, v, c.envId) }));
+  const pairing = pairAdmittedUser(looks, ctx.config.band);
   // Every measurement play is a cell of the fit; none becomes the admitted pair's own evidence (they decided admission).
-  return { ...common, outcome, screen, cells: v.cells };
+  if ('refused' in pairing) return { ...common, outcome: { ...base, accepted: false, reason: 'screened_out', detail: `harder than its parent (${v.detail ?? ''}), but no pair with it screens in band: ${pairing.refused}` }, cells: v.cells };
+  const where = pairing.moved ? `; paired with ${pairing.envId}: with the parent pair's environment ${v.envId} it screened out` : '';
+  const outcome = { ...base, predicted: pairing.predicted, accepted: true, ...(v.detail ? { detail: `${v.detail}${where}` } : {}) };
+  return { ...common, envId: pairing.envId, outcome, screen: pairing.screen, cells: v.cells };
+}
+
+/** The model's success for a user child on an environment: the child's own fit if it has one, else its parent's shifted by its moves. */
+function childPrediction(model: FrontierModel, agentId: string, v: UserVerdict, envId: string): number {
+  if (model.fit.users.has(v.user.id)) return model.fit.predict(agentId, envId, v.user.id);
+  const shift = operatorMoves('user', undefined, v.operator).reduce((t, m) => t + m.steps * model.moveEffect('user', undefined, m.id.slice('user/'.length)), 0);
+  return logistic(logit(Math.min(0.99, Math.max(0.01, model.fit.predict(agentId, envId, v.parentId)))) - shift);
 }
 
 export { cooperativeReferenceUser, referenceAgent } from './userAdmission.js';
