@@ -18,7 +18,7 @@ import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from
 import { availableMoves, makeEnvironmentChild, makeUserChild } from './moves.js';
 import { planChildren, type ChildPlan } from './steering.js';
 import { continueProbation, startProbation, userSlots, type ProbationEntry, type UserVerdict } from './userAdmission.js';
-import { pairAdmittedUser } from './userPairing.js';
+import { fallbackEnvironment, pairAdmittedUser } from './userPairing.js';
 import { validateEnvironment } from './validateEnvironment.js';
 
 export interface ChildOutcome {
@@ -97,7 +97,7 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
   const limit = pLimit(Math.max(1, Math.ceil(ctx.config.concurrency / 2)));
   const fresh = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, model, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
   // Children from earlier generations' probation come first; they have no plan this generation.
-  const candidates = [...probation.map((v) => userCandidate(ctx, model, agent.id, v)), ...fresh];
+  const candidates = [...(await Promise.all(probation.map((v) => userCandidate(ctx, model, agent, v)))), ...fresh];
   const planOf = (i: number): ChildPlan | undefined => (i < probation.length ? undefined : plans[i - probation.length]);
 
   const out: PopulationOutcome = { outcomes: [], fresh: [], userEffects: [], realism: [] };
@@ -230,7 +230,7 @@ async function childOf(ctx: ChildContext, model: FrontierModel, plan: ChildPlan,
   if (!proposal.ok) return { kind: 'user', envId: env.id, outcome: { ...base, id: `${user.id}~${proposal.operator}`, accepted: false, reason: 'evolver_failed', detail: proposal.reason } };
   const v = await startProbation(ctx, model, proposal.child, user, env, agent, base);
   if (v.status === 'invalid') return { kind: 'user', envId: env.id, outcome: { ...base, id: v.id, accepted: false, reason: v.reason, detail: v.detail } };
-  return userCandidate(ctx, model, agent.id, v);
+  return userCandidate(ctx, model, agent, v);
 }
 
 /** A new pairing of an archived environment with an archived user, screened like every child. */
@@ -322,9 +322,9 @@ async function admitEnvironment(ctx: ChildContext, candidate: EnvironmentSpec, f
 /**
  * A user child's verdict after its look, as a candidate of this generation. An admitted one is screened on its plays
  * of the deciding look and paired where they put it in band: the parent pair's environment first, else another look
- * environment (userPairing.ts).
+ * environment, else one more environment predicted near the centre on 4 screening plays (userPairing.ts).
  */
-function userCandidate(ctx: ChildContext, model: FrontierModel, agentId: string, v: UserVerdict): Candidate {
+async function userCandidate(ctx: ChildContext, model: FrontierModel, agent: AgentConfig, v: UserVerdict): Promise<Candidate> {
   const base = { kind: 'user' as const, id: v.user.id, parent: v.parentId, operator: v.operator, predicted: v.predicted };
   const common = { kind: 'user' as const, envId: v.envId, user: v.user, ...(v.effect ? { effect: v.effect } : {}), ...(v.realism ? { realism: v.realism } : {}) };
   if (v.status !== 'admitted') {
@@ -334,13 +334,24 @@ function userCandidate(ctx: ChildContext, model: FrontierModel, agentId: string,
   const looks = v.cells
     .filter((c) => c.userId === v.user.id && (c.envId === v.envId || active.has(c.envId)))
     .sort((a, b) => Number(b.envId === v.envId) - Number(a.envId === v.envId))
-    .map((c) => ({ envId: c.envId, successes: c.successes, trials: c.trials, predicted: c.envId === v.envId ? v.predicted : childPrediction(model, agentId, v, c.envId) }));
-  const pairing = pairAdmittedUser(looks, ctx.config.band);
+    .map((c) => ({ envId: c.envId, successes: c.successes, trials: c.trials, predicted: c.envId === v.envId ? v.predicted : childPrediction(model, agent.id, v, c.envId) }));
   // Every measurement play is a cell of the fit; none becomes the admitted pair's own evidence (they decided admission).
-  if ('refused' in pairing) return { ...common, outcome: { ...base, accepted: false, reason: 'screened_out', detail: `harder than its parent (${v.detail ?? ''}), but no pair with it screens in band: ${pairing.refused}` }, cells: v.cells };
-  const where = pairing.moved ? `; paired with ${pairing.envId}: with the parent pair's environment ${v.envId} it screened out` : '';
-  const outcome = { ...base, predicted: pairing.predicted, accepted: true, ...(v.detail ? { detail: `${v.detail}${where}` } : {}) };
-  return { ...common, envId: pairing.envId, outcome, screen: pairing.screen, cells: v.cells };
+  const pairing = pairAdmittedUser(looks, ctx.config.band);
+  if (!('refused' in pairing)) {
+    const where = pairing.moved ? `; paired with ${pairing.envId}: with the parent pair's environment ${v.envId} it screened out` : '';
+    return { ...common, envId: pairing.envId, outcome: { ...base, predicted: pairing.predicted, accepted: true, ...(v.detail ? { detail: `${v.detail}${where}` } : {}) }, screen: pairing.screen, cells: v.cells };
+  }
+  const sets = ctx.archive.ledger.frozen;
+  const frozen = new Set(sets?.source === 'generated' ? [...sets.test, ...sets.promotion].map((p) => p.envId) : []);
+  const options = ctx.archive.activeEnvs().filter((e) => !frozen.has(e.id) && !looks.some((l) => l.envId === e.id)).map((e) => ({ envId: e.id, predicted: childPrediction(model, agent.id, v, e.id) }));
+  const alt = fallbackEnvironment(options, (ctx.config.band.low + ctx.config.band.high) / 2);
+  const refusedDetail = `harder than its parent (${v.detail ?? ''}), but no pair with it screens in band: ${pairing.refused}`;
+  if (!alt) return { ...common, outcome: { ...base, accepted: false, reason: 'screened_out', detail: refusedDetail }, cells: v.cells };
+  const screen = await screenPair(ctx, v.user, ctx.archive.envs.get(alt.envId)!, agent, alt.envId);
+  const cells = [...v.cells, { envId: alt.envId, userId: v.user.id, ...screen }];
+  const judged = screened(ctx, { ...base, predicted: alt.predicted, accepted: true, detail: `${v.detail ?? ''}; paired with ${alt.envId}: every look environment screened it out` }, screen, alt.predicted);
+  if (!judged.accepted) return { ...common, outcome: { ...judged, detail: `${refusedDetail}; ${alt.envId}: ${judged.detail ?? ''}` }, cells };
+  return { ...common, envId: alt.envId, outcome: judged, screen, cells };
 }
 
 /** The model's success for a user child on an environment: the child's own fit if it has one, else its parent's shifted by its moves. */

@@ -33,3 +33,13 @@ export function pairAdmittedUser(looks: LookScreen[], band: { low: number; high:
   }
   return { envId: pick.l.envId, screen: { successes: pick.l.successes, trials: pick.l.trials }, predicted: pick.l.predicted, posterior: pick.post, moved: pick.l.envId !== first?.envId };
 }
+
+/**
+ * The one environment an admitted user child is screened on when every look environment screened it out (the looks
+ * go where the user matters most, which for a much harder child is where it is hopeless): the active environment,
+ * not a look one, whose predicted success with the child is nearest the band's centre; ties by id. One fallback costs
+ * 4 screening plays; a child harder by 10 of 32 paired plays was refused for want of it.
+ */
+export function fallbackEnvironment(options: { envId: string; predicted: number }[], centre: number): { envId: string; predicted: number } | undefined {
+  return [...options].sort((a, b) => Math.abs(a.predicted - centre) - Math.abs(b.predicted - centre) || a.envId.localeCompare(b.envId))[0];
+}

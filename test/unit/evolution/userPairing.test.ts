@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { pairAdmittedUser } from '../../../src/core/evolution/userPairing.js';
+import { fallbackEnvironment, pairAdmittedUser } from '../../../src/core/evolution/userPairing.js';
 
 const band = { low: 0.4, high: 0.6 };
 
@@ -49,5 +49,11 @@ describe('user pairing: where an admitted (harder) user child enters the archive
     ], band);
     assert.ok(!('refused' in got));
     assert.equal(got.envId, 'y');
+  });
+
+  it('when every look screens out, falls back to the one environment predicted nearest the centre (ties by id)', () => {
+    assert.deepEqual(fallbackEnvironment([{ envId: 'a', predicted: 0.2 }, { envId: 'b', predicted: 0.58 }, { envId: 'c', predicted: 0.9 }], 0.5), { envId: 'b', predicted: 0.58 });
+    assert.equal(fallbackEnvironment([{ envId: 'z', predicted: 0.25 }, { envId: 'y', predicted: 0.75 }], 0.5)?.envId, 'y');
+    assert.equal(fallbackEnvironment([], 0.5), undefined);
   });
 });
