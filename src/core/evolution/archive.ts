@@ -40,6 +40,9 @@ export interface FrozenSets {
   promotion: { envId: string; userId: string }[];
 }
 
+/** Environments generated for the frozen sets: never parents, never paired (with `source: seeds` the seeds are the archive). */
+export const frozenEnvIds = (sets: FrozenSets | undefined): Set<string> => new Set(sets?.source === 'generated' ? [...sets.test, ...sets.promotion].map((p) => p.envId) : []);
+
 /** What the controller keeps between generations beyond the pairs: outcomes, agents, held-out scores, the race. */
 export interface Ledger {
   /** No-hint outcomes by agent|env|user (selection plays only; the test set never enters). */

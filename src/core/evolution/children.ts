@@ -10,7 +10,7 @@ import type { realismIndicators } from '../metrics/realismIndicators.js';
 import type { AgentConfig } from '../spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
-import { moveKey, type Archive, type PairEntry } from './archive.js';
+import { frozenEnvIds, moveKey, type Archive, type PairEntry } from './archive.js';
 import { environmentFingerprint } from './fingerprint.js';
 import { operatorMoves, type FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
@@ -65,8 +65,7 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
   // User children on probation play their next look first; a decided one frees its slot for a new user child.
   const probation = await continueProbation(ctx, agent);
   // Generated held-out environments are never parents nor paired; with `source: seeds` the seeds are the archive.
-  const sets = ctx.archive.ledger.frozen;
-  const frozen = new Set(sets?.source === 'generated' ? [...sets.test, ...sets.promotion].map((p) => p.envId) : []);
+  const frozen = frozenEnvIds(ctx.archive.ledger.frozen);
   const plans = planChildren({
     pairs: [...ctx.archive.pairs.values()],
     envs: ctx.archive.envs,
@@ -235,8 +234,7 @@ async function childOf(ctx: ChildContext, model: FrontierModel, plan: ChildPlan,
 
 /** A new pairing of an archived environment with an archived user, screened like every child. */
 async function pairingOf(ctx: ChildContext, envId: string, userId: string, predicted: number, agent: AgentConfig, madeBy?: { parent: string; operator: string }): Promise<Candidate> {
-  const sets = ctx.archive.ledger.frozen;
-  const frozen = sets?.source === 'generated' && [...sets.test, ...sets.promotion].some((p) => p.envId === envId);
+  const frozen = frozenEnvIds(ctx.archive.ledger.frozen).has(envId);
   const taken = frozen || [...ctx.archive.pairs.values()].some((p) => p.envId === envId && p.userId === userId);
   const outcome: ChildOutcome = { kind: 'pair', id: `${envId}+${userId}`, parent: envId, operator: 'repair', accepted: true, predicted };
   if (taken) return { kind: 'pair', envId, userId, madeBy, outcome: { ...outcome, accepted: false, reason: 'duplicate', detail: frozen ? `the move made ${envId}, a held-out environment` : `${envId} is already paired with ${userId}` } };
@@ -341,8 +339,7 @@ async function userCandidate(ctx: ChildContext, model: FrontierModel, agent: Age
     const where = pairing.moved ? `; paired with ${pairing.envId}: with the parent pair's environment ${v.envId} it screened out` : '';
     return { ...common, envId: pairing.envId, outcome: { ...base, predicted: pairing.predicted, accepted: true, ...(v.detail ? { detail: `${v.detail}${where}` } : {}) }, screen: pairing.screen, cells: v.cells };
   }
-  const sets = ctx.archive.ledger.frozen;
-  const frozen = new Set(sets?.source === 'generated' ? [...sets.test, ...sets.promotion].map((p) => p.envId) : []);
+  const frozen = frozenEnvIds(ctx.archive.ledger.frozen);
   const options = ctx.archive.activeEnvs().filter((e) => !frozen.has(e.id) && !looks.some((l) => l.envId === e.id)).map((e) => ({ envId: e.id, predicted: childPrediction(model, agent.id, v, e.id) }));
   const alt = fallbackEnvironment(options, (ctx.config.band.low + ctx.config.band.high) / 2);
   const refusedDetail = `harder than its parent (${v.detail ?? ''}), but no pair with it screens in band: ${pairing.refused}`;

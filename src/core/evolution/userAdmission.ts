@@ -6,7 +6,7 @@ import { admissionDecision, userAdmissionRule } from '../metrics/userAdmission.j
 import { agentConfigSchema, type AgentConfig } from '../spec/agent.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import { userProfileSchema, type UserProfile } from '../spec/user.js';
-import type { Ledger } from './archive.js';
+import { frozenEnvIds, type Ledger } from './archive.js';
 import type { FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
 import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
@@ -163,8 +163,7 @@ function cellsOf(records: RolloutRecord[], envs: EnvironmentSpec[], userId: stri
 
 /** The environments of a child's looks, fixed at its first (userLookEnvironments.ts). */
 function userEffectEnvironments(ctx: GenerationContext, model: FrontierModel, env: EnvironmentSpec, parent: UserProfile): EnvironmentSpec[] {
-  const sets = ctx.archive.ledger.frozen;
-  const frozen = new Set(sets?.source === 'generated' ? [...sets.test, ...sets.promotion].map((p) => p.envId) : []);
+  const frozen = frozenEnvIds(ctx.archive.ledger.frozen);
   return userLookEnvironments({ parentEnv: env, active: ctx.archive.activeEnvs(), frozen, predicted: (id) => model.posteriorOf(id, parent.id).mean, others: probationRules.otherEnvironments });
 }
 
