@@ -5,7 +5,7 @@ import type { DesignMove, PairStats, Proposal } from '../roles/ports.js';
 import type { ChildValidation } from '../ports/runStore.js';
 import type { UserEffectEntry } from '../metrics/metricsSchema.js';
 import { logistic, logit } from '../metrics/distributions.js';
-import { pairPosterior } from '../metrics/pairEvidence.js';
+import { pairPosterior, screeningVerdict, screensOut } from '../metrics/pairEvidence.js';
 import type { realismIndicators } from '../metrics/realismIndicators.js';
 import type { AgentConfig } from '../spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment.js';
@@ -285,9 +285,7 @@ async function screenPair(ctx: ChildContext, user: UserProfile, env: Environment
 
 function screened(ctx: ChildContext, outcome: ChildOutcome, screen: { successes: number; trials: number }, predicted: number): ChildOutcome {
   const post = pairPosterior([{ age: 0, ...screen }], predicted, ctx.config.band);
-  if (post.class === 'too_easy' || post.class === 'too_hard') {
-    return { ...outcome, accepted: false, reason: 'screened_out', detail: `${screen.successes}/${screen.trials} screening plays (model predicted ${Math.round(predicted * 100)}%): ${post.class.replace('_', ' ')} with probability ${Math.round(100 * Math.max(post.pAbove, post.pBelow))}%` };
-  }
+  if (screensOut(post)) return { ...outcome, accepted: false, reason: 'screened_out', detail: screeningVerdict(screen, predicted, post) };
   return outcome;
 }
 
@@ -337,7 +335,7 @@ async function userCandidate(ctx: ChildContext, model: FrontierModel, agent: Age
   const pairing = pairAdmittedUser(looks, ctx.config.band);
   if (!('refused' in pairing)) {
     const where = pairing.moved ? `; paired with ${pairing.envId}: with the parent pair's environment ${v.envId} it screened out` : '';
-    return { ...common, envId: pairing.envId, outcome: { ...base, predicted: pairing.predicted, accepted: true, ...(v.detail ? { detail: `${v.detail}${where}` } : {}) }, screen: pairing.screen, cells: v.cells };
+    return { ...common, envId: pairing.envId, outcome: { ...base, predicted: pairing.predicted, accepted: true, ...(v.detail || where ? { detail: `${v.detail ?? 'admitted'}${where}` } : {}) }, screen: pairing.screen, cells: v.cells };
   }
   const frozen = frozenEnvIds(ctx.archive.ledger.frozen);
   const options = ctx.archive.activeEnvs().filter((e) => !frozen.has(e.id) && !looks.some((l) => l.envId === e.id)).map((e) => ({ envId: e.id, predicted: childPrediction(model, agent.id, v, e.id) }));

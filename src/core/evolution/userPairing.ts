@@ -1,4 +1,4 @@
-import { pairPosterior, type PairPosterior } from '../metrics/pairEvidence.js';
+import { pairPosterior, screeningVerdict, screensOut, type PairPosterior } from '../metrics/pairEvidence.js';
 
 /** The child's plays of its deciding look on one of its look environments, with the model's prediction there. */
 export interface LookScreen {
@@ -24,12 +24,12 @@ export type UserPairing =
  */
 export function pairAdmittedUser(looks: LookScreen[], band: { low: number; high: number }): UserPairing {
   const judged = looks.filter((l) => l.trials > 0).map((l) => ({ l, post: pairPosterior([{ age: 0, successes: l.successes, trials: l.trials }], l.predicted, band) }));
-  const passes = judged.filter((j) => j.post.class !== 'too_easy' && j.post.class !== 'too_hard');
+  const passes = judged.filter((j) => !screensOut(j.post));
   const first = looks[0];
   const home = passes.find((j) => j.l.envId === first?.envId);
   const pick = home ?? [...passes].sort((a, b) => b.post.pInBand - a.post.pInBand || a.l.envId.localeCompare(b.l.envId))[0];
   if (!pick) {
-    return { refused: judged.map((j) => `${j.l.envId}: ${j.l.successes}/${j.l.trials} (model predicted ${Math.round(j.l.predicted * 100)}%), ${j.post.class.replace('_', ' ')} with probability ${Math.round(100 * Math.max(j.post.pAbove, j.post.pBelow))}%`).join('; ') };
+    return { refused: judged.map((j) => `${j.l.envId}: ${screeningVerdict(j.l, j.l.predicted, j.post)}`).join('; ') };
   }
   return { envId: pick.l.envId, screen: { successes: pick.l.successes, trials: pick.l.trials }, predicted: pick.l.predicted, posterior: pick.post, moved: pick.l.envId !== first?.envId };
 }

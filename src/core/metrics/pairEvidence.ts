@@ -59,6 +59,14 @@ export function pairPosterior(plays: AgedPlays[], prior: number, band: { low: nu
   return { alpha, beta, weightedPlays, mean: alpha / (alpha + beta), pInBand, pAbove, pBelow, class: cls };
 }
 
+/** Screening refuses a child whose posterior is confidently out of band (too easy or too hard). */
+export const screensOut = (p: PairPosterior): boolean => p.class === 'too_easy' || p.class === 'too_hard';
+
+/** A screening's words, the same wherever a child is refused: "0/8 screening plays (model predicted 43%): too hard with probability 99%". */
+export function screeningVerdict(screen: { successes: number; trials: number }, predicted: number, p: PairPosterior): string {
+  return `${screen.successes}/${screen.trials} screening plays (model predicted ${Math.round(predicted * 100)}%): ${p.class.replace('_', ' ')} with probability ${Math.round(100 * Math.max(p.pAbove, p.pBelow))}%`;
+}
+
 /** How undecided a pair is (0 = certain of its class, 1 = nothing known): what replay should spend plays on. */
 export function evidenceNeed(p: PairPosterior): number {
   return 1 - Math.max(p.pInBand, p.pAbove, p.pBelow);

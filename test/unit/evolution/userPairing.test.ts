@@ -36,8 +36,8 @@ describe('user pairing: where an admitted (harder) user child enters the archive
       { envId: 'b', successes: 4, trials: 4, predicted: 0.9 },
     ], band);
     assert.ok('refused' in got);
-    assert.match(got.refused, /parent-env: 0\/8 \(model predicted 30%\), too hard/);
-    assert.match(got.refused, /b: 4\/4 \(model predicted 90%\), too easy/);
+    assert.match(got.refused, /parent-env: 0\/8 screening plays \(model predicted 30%\): too hard/);
+    assert.match(got.refused, /b: 4\/4 screening plays \(model predicted 90%\): too easy/);
   });
 
   it('ignores environments without plays and breaks ties by id', () => {
