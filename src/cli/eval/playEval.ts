@@ -40,7 +40,7 @@ interface Planned {
 export async function playEval(source: EvalSource, writer: RunWriter, backend: SandboxBackend, roles: Roles, o: EvalRunOptions): Promise<EvalResult> {
   if (!Number.isInteger(o.n) || o.n < minEvalPlays) throw new UserError(`--n must be at least ${minEvalPlays} plays per pair (the measurement rule), got ${o.n}`);
   const base = { runId: writer.manifest.runId, runSeed: o.seed, generation: 0, hint: false, agent: source.agent };
-  const planned: Planned[] = source.pairs.flatMap((p) => Array.from({ length: o.n }, (_, t) => ({ group: p.pairId, stored: true, plan: { ...base, rolloutId: evalRolloutId(o.seed, p.pairId, t), pairId: p.pairId, trial: t, env: p.env, user: p.user } })));
+  const planned: Planned[] = source.pairs.flatMap((p) => Array.from({ length: o.n }, (_, t) => ({ group: p.pairId, stored: true, plan: { ...base, rolloutId: evalRolloutId(o.seed, { envId: p.env.id, userId: p.user.id }, t), pairId: p.pairId, trial: t, env: p.env, user: p.user } })));
   const evolved = o.userEffect && source.kind === 'run' ? evolvedUsers(source) : [];
   // n paired plays per environment (half of n left one user's effect of 0.1 at about one win: too few to tell).
   const perEnv = o.n;

@@ -1,3 +1,4 @@
+import { hashString } from '../ports/rng.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
 import { logit, wilsonInterval } from './distributions.js';
 import { evalResultVersion, type EvalPair, type EvalResult } from './metricsSchema.js';
@@ -6,8 +7,17 @@ import { meanSpread } from './summaries.js';
 /** The rule of `coevolve eval`: at least this many fresh plays per pair (ARCHITECTURE.md, "Measurement rules"). */
 export const minEvalPlays = 20;
 
-/** Fresh rollout ids of an eval: a namespace no run uses (run ids start with "g", "test-" or "promo-"). */
-export const evalRolloutId = (seed: number, pairId: string, trial: number): string => `eval-s${seed}-${pairId}-t${trial}`;
+/**
+ * Fresh rollout ids of an eval: a namespace no run uses (run ids start with "g", "test-" or "promo-"). They follow the
+ * pair's environment and user, not its pair id: a pair id is a counter, so admitting one pair renumbered every later
+ * one and gave it other plays, and two runs differing by one pair read differently on pairs they share. Ids longer
+ * than a rollout file name allows use a hash of the two.
+ */
+export function evalRolloutId(seed: number, pair: { envId: string; userId: string }, trial: number): string {
+  const combo = `${pair.envId}.${pair.userId}`;
+  const key = combo.length <= 160 ? combo : `h${hashString(combo).toString(16)}-${hashString(`${pair.userId}\u0001${pair.envId}`).toString(16)}`;
+  return `eval-s${seed}-${key}-t${trial}`;
+}
 export const evalUserEffectId = (seed: number, userId: string, envId: string, trial: number): string => `eval-s${seed}-ueff-${userId}-${envId}-t${trial}`;
 
 /** Ids that an eval would reuse from the run: must be empty. */

@@ -3,7 +3,9 @@ import { logistic, signTest, wilsonInterval } from '../../../src/core/metrics/di
 import { evidenceNeed, pairPosterior, replayScore } from '../../../src/core/metrics/pairEvidence.js';
 import { fitRasch, type RaschCell, type RaschParameter } from '../../../src/core/metrics/rasch.js';
 import { realismIndicatorBounds, realismViolations } from '../../../src/core/metrics/realismIndicators.js';
+import { evalRolloutId } from '../../../src/core/metrics/evalResult.js';
 import { meanWithInterval } from '../../../src/core/metrics/summaries.js';
+import { isSafeId } from '../../../src/store/runPaths.js';
 import { createRng } from '../../../src/core/ports/rng.js';
 
 const band = { low: 0.4, high: 0.6 };
@@ -137,5 +139,23 @@ describe('tests and intervals', () => {
     assert.equal(bad.length, 3);
     assert.match(bad.join('; '), /walkAwayShare 0\.8 outside 0\.\.0\.5/);
     assert.deepEqual(realismIndicatorBounds.meanAgentTurns, [2, 25]);
+  });
+});
+
+describe('eval rollout ids', () => {
+  const pair = { envId: 'log-triage-h2s2f1d2t1-6e00eeb6', userId: 'cooperative-novice' };
+  it('follow the environment and user, not the pair number, so one admitted pair does not re-draw the plays of the others', () => {
+    assert.equal(evalRolloutId(7, pair, 3), evalRolloutId(7, { ...pair }, 3));
+    assert.notEqual(evalRolloutId(7, pair, 3), evalRolloutId(7, { ...pair, userId: 'terse-expert' }, 3));
+    assert.notEqual(evalRolloutId(7, pair, 3), evalRolloutId(8, pair, 3));
+    assert.notEqual(evalRolloutId(7, pair, 3), evalRolloutId(7, pair, 4));
+    assert.match(evalRolloutId(7, pair, 3), /^eval-s7-/);
+  });
+  it('stay safe rollout file names however long the ids are', () => {
+    const long = { envId: `e${'x'.repeat(150)}`, userId: `u${'y'.repeat(60)}` };
+    const id = evalRolloutId(2026, long, 19);
+    assert.ok(isSafeId(id), id);
+    assert.notEqual(id, evalRolloutId(2026, { ...long, userId: `${long.userId}z` }, 19));
+    assert.ok(isSafeId(evalRolloutId(2026, pair, 0)));
   });
 });
