@@ -125,12 +125,12 @@ export function formatEval(r: EvalResult, dir: string): string {
     '|---|---|---|---:|---|---|---:|',
     ...r.pairs.map((p) => `| ${p.pairId} | ${p.envId} | ${p.userId} | ${pct(p.success)} | ${pct(p.ci[0])}–${pct(p.ci[1])} | ${p.inBand ? 'yes' : 'no'} | ${(p.runScaleDifficulty ?? p.difficulty).toFixed(2)} |`),
     '',
-    `in band: ${pct(r.summary.inBandShare)} of ${r.summary.pairs} pairs · mean |p − 0.5| ${r.summary.meanAbsDistance.toFixed(2)} · mean success ${pct(r.summary.meanSuccess)} · difficulty ${(r.summary.runScaleDifficulty ?? r.summary.difficulty).mean.toFixed(2)} ± ${(r.summary.runScaleDifficulty ?? r.summary.difficulty).sd.toFixed(2)}${r.summary.runScaleDifficulty ? ' (run scale)' : ' (relative to the agent)'}`,
+    `in band: ${pct(r.summary.inBandShare)} of ${r.summary.pairs} pairs${r.summary.inBandRedrawSd !== undefined ? ` (sd ${Math.round(r.summary.inBandRedrawSd * 100)} points over another draw of ${r.n} plays each)` : ''} · mean |p − 0.5| ${r.summary.meanAbsDistance.toFixed(2)} · mean success ${pct(r.summary.meanSuccess)} · difficulty ${(r.summary.runScaleDifficulty ?? r.summary.difficulty).mean.toFixed(2)} ± ${(r.summary.runScaleDifficulty ?? r.summary.difficulty).sd.toFixed(2)}${r.summary.runScaleDifficulty ? ' (run scale)' : ' (relative to the agent)'}`,
     `rollout ids ${r.rolloutIds.prefix}* checked against ${r.rolloutIds.checkedAgainst} ids of the run: no overlap`,
   ];
   if (r.userEffect?.mean) {
     const m = r.userEffect.mean;
-    lines.push(`evolved users vs their parents (parent − child success, same fresh ids): ${m.mean.toFixed(3)} [${m.ci[0].toFixed(3)}, ${m.ci[1].toFixed(3)}] over ${m.n} users; outside realism bounds: ${r.userEffect.users.filter((u) => u.realismViolations.length > 0).length}`);
+    lines.push(`evolved users vs their parents (parent − child success, same fresh ids): ${m.mean.toFixed(3)} ${m.n >= 2 ? `[${m.ci[0].toFixed(3)}, ${m.ci[1].toFixed(3)}] over ${m.n} users` : 'from one user (no interval over users)'}; outside realism bounds: ${r.userEffect.users.filter((u) => u.realismViolations.length > 0).length}`);
   }
   lines.push(`stored in ${dir}`);
   return `${lines.join('\n')}\n`;

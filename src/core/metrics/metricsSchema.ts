@@ -373,6 +373,11 @@ export const evalResultSchema = z
         meanSuccess: share,
         difficulty: meanSpreadSchema.describe('Relative measured difficulty over pairs.'),
         runScaleDifficulty: meanSpreadSchema.nullable(),
+        inBandRedrawSd: z
+          .number()
+          .min(0)
+          .optional()
+          .describe('Standard deviation of inBandShare over another draw of the same plays per pair, each pair drawn again from its point estimate (absent in results written before it).'),
       })
       .describe('The archive as a whole.'),
     userEffect: z

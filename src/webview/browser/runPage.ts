@@ -169,13 +169,13 @@ export class RunPage extends LitElement {
     const pct = (x: number): string => `${Math.round(x * 100)}%`;
     const s = r.summary;
     return html`<section id="eval"><h2>Eval: ${r.agent.id} <span class="dim">(${r.agent.from}) · ${r.n} fresh plays per pair · seed ${r.seed}</span></h2>
-      <p class="summary-line">${s.pairs} pairs · <b>${pct(s.inBandShare)}</b> in band ${r.band.low}–${r.band.high} · mean success ${pct(s.meanSuccess)}
+      <p class="summary-line">${s.pairs} pairs · <b>${pct(s.inBandShare)}</b> in band ${r.band.low}–${r.band.high}${s.inBandRedrawSd !== undefined ? html` <span class="dim" id="eval-redraw">(sd ${Math.round(s.inBandRedrawSd * 100)} points over another draw)</span>` : nothing} · mean success ${pct(s.meanSuccess)}
         · mean |success − centre| ${s.meanAbsDistance.toFixed(3)} · relative difficulty ${s.difficulty.mean.toFixed(2)} ± ${s.difficulty.se.toFixed(2)}
         · rollout ids ${r.rolloutIds.prefix}* checked against ${r.rolloutIds.checkedAgainst} of the run: no overlap</p>
       <table class="grid" id="eval-pairs"><thead><tr><th>environment</th><th>user</th><th>family</th><th class="num">success</th><th class="num">95 % interval</th><th class="num">plays</th><th>in band</th><th class="num">difficulty</th></tr></thead>
       <tbody>${r.pairs.map((p) => html`<tr class="eval-row"><td>${p.envId}</td><td>${p.userId}</td><td>${p.family}</td><td class="num">${p.successes}/${p.plays} (${pct(p.success)})</td>
         <td class="num">${pct(p.ci[0])}–${pct(p.ci[1])}</td><td class="num">${p.plays}${p.errors ? ` (+${p.errors} errors)` : ''}</td><td>${p.inBand ? 'yes' : 'no'}</td><td class="num">${p.difficulty.toFixed(2)}</td></tr>`)}</tbody></table>
-      ${r.userEffect?.mean ? html`<p class="summary-line">evolved users vs their parents (parent − child success): ${r.userEffect.mean.mean.toFixed(3)} [${r.userEffect.mean.ci[0].toFixed(3)}, ${r.userEffect.mean.ci[1].toFixed(3)}] over ${r.userEffect.mean.n} users</p>` : nothing}
+      ${r.userEffect?.mean ? html`<p class="summary-line">evolved users vs their parents (parent − child success): ${r.userEffect.mean.mean.toFixed(3)} ${r.userEffect.mean.n >= 2 ? `[${r.userEffect.mean.ci[0].toFixed(3)}, ${r.userEffect.mean.ci[1].toFixed(3)}] over ${r.userEffect.mean.n} users` : 'from one user (no interval over users)'}</p>` : nothing}
     </section>`;
   }
 

@@ -3,7 +3,7 @@ import { logistic, signTest, wilsonInterval } from '../../../src/core/metrics/di
 import { evidenceNeed, pairPosterior, replayScore } from '../../../src/core/metrics/pairEvidence.js';
 import { fitRasch, type RaschCell, type RaschParameter } from '../../../src/core/metrics/rasch.js';
 import { realismIndicatorBounds, realismViolations } from '../../../src/core/metrics/realismIndicators.js';
-import { evalRolloutId } from '../../../src/core/metrics/evalResult.js';
+import { evalRolloutId, inBandRedrawSd } from '../../../src/core/metrics/evalResult.js';
 import { meanWithInterval } from '../../../src/core/metrics/summaries.js';
 import { isSafeId } from '../../../src/store/runPaths.js';
 import { createRng } from '../../../src/core/ports/rng.js';
@@ -157,5 +157,36 @@ describe('eval rollout ids', () => {
     assert.ok(isSafeId(id), id);
     assert.notEqual(id, evalRolloutId(2026, { ...long, userId: `${long.userId}z` }, 19));
     assert.ok(isSafeId(evalRolloutId(2026, pair, 0)));
+  });
+});
+
+describe('eval in-band share redraw sd', () => {
+  const band = { low: 0.4, high: 0.6 };
+  it('matches the spread of the share over simulated redraws of the same archive', () => {
+    const truth = Array.from({ length: 40 }, (_, i) => 0.25 + (0.5 * i) / 39);
+    const pairs = truth.map((p) => ({ plays: 20, success: p }));
+    const rng = createRng('redraw');
+    const shares: number[] = [];
+    for (let r = 0; r < 4000; r++) {
+      let inBand = 0;
+      for (const p of truth) {
+        let s = 0;
+        for (let t = 0; t < 20; t++) if (rng.next() < p) s++;
+        if (s >= 8 && s <= 12) inBand++;
+      }
+      shares.push(inBand / truth.length);
+    }
+    const mean = shares.reduce((a, b) => a + b, 0) / shares.length;
+    const sd = Math.sqrt(shares.reduce((a, b) => a + (b - mean) ** 2, 0) / (shares.length - 1));
+    const predicted = inBandRedrawSd(pairs, band);
+    assert.ok(Math.abs(predicted - sd) < 0.006, `predicted ${predicted}, simulated ${sd}`);
+    assert.ok(predicted > 0.05 && predicted < 0.1, `about 8 points on 40 pairs: ${predicted}`);
+  });
+  it('is 0 for pairs that cannot change their call and counts the band edges as in', () => {
+    assert.equal(inBandRedrawSd([{ plays: 20, success: 0 }, { plays: 20, success: 1 }], band), 0);
+    assert.equal(inBandRedrawSd([], band), 0);
+    // 8 of 20 is exactly 0.4, in band: q = P(8 <= K <= 12 | 20, 0.4), strictly between 0 and 1.
+    const one = inBandRedrawSd([{ plays: 20, success: 0.4 }], band);
+    assert.ok(one > 0.3 && one < 0.5, String(one));
   });
 });
