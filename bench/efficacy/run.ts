@@ -161,7 +161,7 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
   return {
     seed,
     archive: short.summary.pairs,
-    trueSpread: trueSpread(short.pairs ?? []),
+    trueSpread: short.summary.trueSpread ?? Number.NaN,
     v1Archive: v1ArchiveSize[seed] ?? Number.NaN,
     inBand: short.summary.inBandShare,
     meanAbs: short.summary.meanAbsDistance,
@@ -186,20 +186,6 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     loadAtRun,
     madeWith: existsSync(madeWithPath) ? (JSON.parse(readFileSync(madeWithPath, 'utf8')) as SeedFigures['madeWith']) : null,
   };
-}
-
-/**
- * How widely the pairs' true success spreads, from one eval: var(p^) - mean(p^(1 - p^)) / (n - 1) (the binomial part of
- * the observed variance, unbiased). What the in-band share can reach depends on it: at n = 20 an archive centred on
- * 0.5 reads 74 % in band with no spread, about 60 % with 0.09 and 51 % with 0.14.
- */
-function trueSpread(pairs: { success: number; plays: number }[]): number {
-  const played = pairs.filter((p) => p.plays > 1);
-  if (played.length < 2) return Number.NaN;
-  const m = played.reduce((t, p) => t + p.success, 0) / played.length;
-  const observed = played.reduce((t, p) => t + (p.success - m) ** 2, 0) / (played.length - 1);
-  const noise = played.reduce((t, p) => t + (p.success * (1 - p.success)) / (p.plays - 1), 0) / played.length;
-  return Math.sqrt(Math.max(0, observed - noise));
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;

@@ -125,7 +125,7 @@ export function formatEval(r: EvalResult, dir: string): string {
     '|---|---|---|---:|---|---|---:|',
     ...r.pairs.map((p) => `| ${p.pairId} | ${p.envId} | ${p.userId} | ${pct(p.success)} | ${pct(p.ci[0])}–${pct(p.ci[1])} | ${p.inBand ? 'yes' : 'no'} | ${(p.runScaleDifficulty ?? p.difficulty).toFixed(2)} |`),
     '',
-    `in band: ${pct(r.summary.inBandShare)} of ${r.summary.pairs} pairs${r.summary.inBandRedrawSd !== undefined ? ` (sd ${Math.round(r.summary.inBandRedrawSd * 100)} points over another draw of ${r.n} plays each)` : ''} · mean |p − 0.5| ${r.summary.meanAbsDistance.toFixed(2)} · mean success ${pct(r.summary.meanSuccess)} · difficulty ${(r.summary.runScaleDifficulty ?? r.summary.difficulty).mean.toFixed(2)} ± ${(r.summary.runScaleDifficulty ?? r.summary.difficulty).sd.toFixed(2)}${r.summary.runScaleDifficulty ? ' (run scale)' : ' (relative to the agent)'}`,
+    `in band: ${pct(r.summary.inBandShare)} of ${r.summary.pairs} pairs${r.summary.inBandRedrawSd !== undefined ? ` (sd ${Math.round(r.summary.inBandRedrawSd * 100)} points over another draw of ${r.n} plays each)` : ''}${typeof r.summary.trueSpread === 'number' ? ` · true success spreads ${r.summary.trueSpread.toFixed(2)} (sd, binomial noise removed)` : ''} · mean |p − 0.5| ${r.summary.meanAbsDistance.toFixed(2)} · mean success ${pct(r.summary.meanSuccess)} · difficulty ${(r.summary.runScaleDifficulty ?? r.summary.difficulty).mean.toFixed(2)} ± ${(r.summary.runScaleDifficulty ?? r.summary.difficulty).sd.toFixed(2)}${r.summary.runScaleDifficulty ? ' (run scale)' : ' (relative to the agent)'}`,
     `rollout ids ${r.rolloutIds.prefix}* checked against ${r.rolloutIds.checkedAgainst} ids of the run: no overlap`,
   ];
   if (r.userEffect?.mean) {

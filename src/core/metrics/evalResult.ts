@@ -62,7 +62,23 @@ export function evalSummary(pairs: EvalPair[], band: { low: number; high: number
     difficulty: meanSpread(pairs.map((p) => p.difficulty)),
     runScaleDifficulty: onRunScale.length === pairs.length && pairs.length > 0 ? meanSpread(onRunScale) : null,
     inBandRedrawSd: inBandRedrawSd(pairs, band),
+    trueSpread: trueSpread(pairs),
   };
+}
+
+/**
+ * How widely the pairs' true success spreads: the observed variance of their estimates less its binomial part,
+ * var(p^) - mean(p^(1 - p^)) / (n - 1) (unbiased), as an sd; null with fewer than two pairs of two plays. What the
+ * in-band share can reach depends on it: at n = 20 an archive centred on 0.5 reads 74 % in band with no spread,
+ * about 60 % with 0.09 and 51 % with 0.14.
+ */
+export function trueSpread(pairs: Pick<EvalPair, 'plays' | 'success'>[]): number | null {
+  const played = pairs.filter((p) => p.plays > 1);
+  if (played.length < 2) return null;
+  const m = played.reduce((t, p) => t + p.success, 0) / played.length;
+  const observed = played.reduce((t, p) => t + (p.success - m) ** 2, 0) / (played.length - 1);
+  const noise = played.reduce((t, p) => t + (p.success * (1 - p.success)) / (p.plays - 1), 0) / played.length;
+  return Math.sqrt(Math.max(0, observed - noise));
 }
 
 /**

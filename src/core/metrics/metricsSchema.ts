@@ -378,6 +378,12 @@ export const evalResultSchema = z
           .min(0)
           .optional()
           .describe('Standard deviation of inBandShare over another draw of the same plays per pair, each pair drawn again from its point estimate (absent in results written before it).'),
+        trueSpread: z
+          .number()
+          .min(0)
+          .nullable()
+          .optional()
+          .describe("Standard deviation of the pairs' true success: the observed variance of their estimates less its binomial part (null with fewer than two pairs; absent in results written before it)."),
       })
       .describe('The archive as a whole.'),
     userEffect: z

@@ -169,7 +169,7 @@ export class RunPage extends LitElement {
     const pct = (x: number): string => `${Math.round(x * 100)}%`;
     const s = r.summary;
     return html`<section id="eval"><h2>Eval: ${r.agent.id} <span class="dim">(${r.agent.from}) · ${r.n} fresh plays per pair · seed ${r.seed}</span></h2>
-      <p class="summary-line">${s.pairs} pairs · <b>${pct(s.inBandShare)}</b> in band ${r.band.low}–${r.band.high}${s.inBandRedrawSd !== undefined ? html` <span class="dim" id="eval-redraw">(sd ${Math.round(s.inBandRedrawSd * 100)} points over another draw)</span>` : nothing} · mean success ${pct(s.meanSuccess)}
+      <p class="summary-line">${s.pairs} pairs · <b>${pct(s.inBandShare)}</b> in band ${r.band.low}–${r.band.high}${s.inBandRedrawSd !== undefined ? html` <span class="dim" id="eval-redraw">(sd ${Math.round(s.inBandRedrawSd * 100)} points over another draw)</span>` : nothing}${typeof s.trueSpread === 'number' ? html` · true success spreads <span id="eval-spread">${s.trueSpread.toFixed(2)}</span> (sd)` : nothing} · mean success ${pct(s.meanSuccess)}
         · mean |success − centre| ${s.meanAbsDistance.toFixed(3)} · relative difficulty ${s.difficulty.mean.toFixed(2)} ± ${s.difficulty.se.toFixed(2)}
         · rollout ids ${r.rolloutIds.prefix}* checked against ${r.rolloutIds.checkedAgainst} of the run: no overlap</p>
       <table class="grid" id="eval-pairs"><thead><tr><th>environment</th><th>user</th><th>family</th><th class="num">success</th><th class="num">95 % interval</th><th class="num">plays</th><th>in band</th><th class="num">difficulty</th></tr></thead>

@@ -3,7 +3,7 @@ import { logistic, signTest, wilsonInterval } from '../../../src/core/metrics/di
 import { evidenceNeed, pairPosterior, replayScore } from '../../../src/core/metrics/pairEvidence.js';
 import { fitRasch, type RaschCell, type RaschParameter } from '../../../src/core/metrics/rasch.js';
 import { realismIndicatorBounds, realismViolations } from '../../../src/core/metrics/realismIndicators.js';
-import { evalRolloutId, inBandRedrawSd } from '../../../src/core/metrics/evalResult.js';
+import { evalRolloutId, inBandRedrawSd, trueSpread } from '../../../src/core/metrics/evalResult.js';
 import { meanWithInterval } from '../../../src/core/metrics/summaries.js';
 import { isSafeId } from '../../../src/store/runPaths.js';
 import { createRng } from '../../../src/core/ports/rng.js';
@@ -188,5 +188,33 @@ describe('eval in-band share redraw sd', () => {
     // 8 of 20 is exactly 0.4, in band: q = P(8 <= K <= 12 | 20, 0.4), strictly between 0 and 1.
     const one = inBandRedrawSd([{ plays: 20, success: 0.4 }], band);
     assert.ok(one > 0.3 && one < 0.5, String(one));
+  });
+});
+
+describe('eval true spread of success', () => {
+  it('removes the binomial noise: recovers the known sd of simulated archives, where the raw sd overstates it', () => {
+    const rng = createRng('spread');
+    for (const sd of [0, 0.08, 0.14]) {
+      const est: number[] = [];
+      const raw: number[] = [];
+      for (let a = 0; a < 300; a++) {
+        const pairs = Array.from({ length: 40 }, (_, i) => {
+          const p = Math.min(0.98, Math.max(0.02, 0.5 + sd * (((i * 7919) % 40) / 39 - 0.5) * Math.sqrt(12)));
+          let s = 0;
+          for (let t = 0; t < 20; t++) if (rng.next() < p) s++;
+          return { plays: 20, success: s / 20 };
+        });
+        est.push(trueSpread(pairs)!);
+        const m = pairs.reduce((t, p) => t + p.success, 0) / pairs.length;
+        raw.push(Math.sqrt(pairs.reduce((t, p) => t + (p.success - m) ** 2, 0) / (pairs.length - 1)));
+      }
+      const mean = (xs: number[]): number => xs.reduce((x, y) => x + y, 0) / xs.length;
+      assert.ok(Math.abs(mean(est) - sd) < 0.03, `sd ${sd}: estimated ${mean(est)}`);
+      assert.ok(mean(raw) > sd + 0.03, `sd ${sd}: the raw sd ${mean(raw)} carries the noise`);
+    }
+  });
+  it('says nothing from fewer than two pairs of two plays', () => {
+    assert.equal(trueSpread([{ plays: 20, success: 0.5 }]), null);
+    assert.equal(trueSpread([{ plays: 1, success: 1 }, { plays: 1, success: 0 }]), null);
   });
 });
