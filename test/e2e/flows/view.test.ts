@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page, Request } from 'playwright-core';
 import { openRun } from '../../../src/store/runReader.js';
+import { runCliAsync } from '../../support/cli.js';
 import { freeLoopbackPort, launchBrowser, type BrowserSession } from '../../support/codeServer.js';
 import { makeRun } from '../../fixtures/makeRun.js';
 import { contrastRatio, drawnBars } from '../../support/rendered.js';
@@ -329,6 +330,25 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     } finally {
       server.kill('SIGTERM');
     }
+  });
+
+  it('shows a stored eval of the real run with the figures coevolve eval printed: the share, its sd over another draw, the true spread', async function () {
+    // 20 fresh plays of every pair of the demo's archive on bwrap: minutes under load, so the limit is generous.
+    this.timeout(900_000);
+    const r = await runCliAsync(['eval', join(runs, demoKey()), '--backend', 'bwrap', '--n', '20', '--no-user-effect', '--out', runs]);
+    assert.equal(r.code, 0, `coevolve eval failed:\n${r.stderr.slice(-2000)}`);
+    const printed = /in band: (\d+)% of (\d+) pairs \(sd (\d+) points over another draw of 20 plays each\) · true success spreads (\d\.\d\d) \(sd/.exec(r.stdout);
+    assert.ok(printed, `the eval's summary line:\n${r.stdout.slice(-1500)}`);
+    const evalKey = readdirSync(runs).find((n) => n.startsWith('eval-'));
+    assert.ok(evalKey, 'the eval is stored beside the runs');
+    await page.goto(`${view.url}run.html?run=${evalKey}`);
+    await page.locator('#eval').waitFor({ timeout: 30_000 });
+    assert.match(await page.locator('#eval .summary-line').first().innerText(), new RegExp(`^${printed[2]} pairs · ${printed[1]}% in band`));
+    assert.ok(await page.locator('#eval-redraw').isVisible());
+    assert.equal(await page.locator('#eval-redraw').innerText(), `(sd ${printed[3]} points over another draw)`);
+    assert.equal(await page.locator('#eval-spread').innerText(), printed[4]);
+    await noViolations('the eval');
+    await shot('view-eval');
   });
 });
 
