@@ -27,7 +27,9 @@ function packageExtension() {
 
 function runFlows(env) {
   const r = spawnSync(process.execPath, [
-    join(root, 'node_modules/mocha/bin/mocha.js'), '--import=tsx', '--reporter', join(root, 'test/support/countingReporter.cjs'),
+    join(root, 'node_modules/mocha/bin/mocha.js'), '--import=tsx',
+    // On a failure, save what the open workbenches showed (screenshot and side bar text) for reading afterwards.
+    '--require', join(root, 'test/e2e/support/failureCapture.ts'), '--reporter', join(root, 'test/support/countingReporter.cjs'),
     // COEVOLVE_E2E_FLOWS=file.test.ts[,...] runs only those flows (when working on one).
     '--timeout', '120000', '--recursive', '--extension', 'ts',
     ...(process.env.COEVOLVE_E2E_FLOWS ? process.env.COEVOLVE_E2E_FLOWS.split(',').map((f) => join(root, 'test/e2e/flows', f)) : [join(root, 'test/e2e/flows')]),

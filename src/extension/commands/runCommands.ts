@@ -225,7 +225,7 @@ export class RunCommands {
     if (items.length === 1) return items[0]?.uri;
     const none = items.length === 0;
     const extras: Item[] = [
-      { label: '$(beaker) Run the demo', description: 'five generations on the built-in tasks and users, offline, about two minutes', command: 'coevolve.runDemo' },
+      { label: '$(beaker) Run the demo', description: 'five generations on the built-in tasks and users, offline, a few minutes', command: 'coevolve.runDemo' },
       { label: '$(new-file) New run config…', description: 'a commented *.run.yaml you can edit', command: 'coevolve.newRunConfig' },
       { label: '$(files) Set up the workspace with the examples', description: 'writes environments/ with example specs', command: 'coevolve.init' },
     ];

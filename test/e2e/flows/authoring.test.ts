@@ -154,8 +154,9 @@ describe('e2e: authoring specs in the editor', function () {
     await page.keyboard.type('32');
     await page.keyboard.press('Control+S');
     await session.workbench.openViewContainer('Coevolve');
+    await session.workbench.expandView('Environments');
     const row = page.locator('.part.sidebar .monaco-list-row', { hasText: 'authoring-demo' }).first();
-    await row.waitFor({ timeout: 15_000 });
+    await row.waitFor({ timeout: 30_000 });
     await page.waitForFunction(() => document.querySelectorAll('.monaco-editor .squiggly-error').length === 0, undefined, { timeout: 15_000 });
     assert.doesNotMatch((await row.textContent()) ?? '', /error/);
     await session.workbench.screenshot('authoring-environments-view');

@@ -16,11 +16,20 @@ export function required(name: string): string {
   return value;
 }
 
+const open = new Set<Workbench>();
+
+/** The workbenches of the flows' sessions whose page is still open (for the failure capture). */
+export function openWorkbenches(): Workbench[] {
+  for (const wb of open) if (wb.page.isClosed()) open.delete(wb);
+  return [...open];
+}
+
 export async function openWorkbench(): Promise<E2eSession> {
   const url = required('COEVOLVE_E2E_URL');
   const workspace = required('COEVOLVE_E2E_WORKSPACE');
   const browser = await launchBrowser(process.env.COEVOLVE_CHROMIUM ?? '/usr/bin/chromium', { width: 1400, height: 850 });
   const workbench = new Workbench(browser.page, required('COEVOLVE_E2E_SCREENSHOTS'));
+  open.add(workbench);
   await workbench.open(`${url}/?${new URLSearchParams({ folder: workspace }).toString()}`);
   return { browser, workbench, workspace };
 }

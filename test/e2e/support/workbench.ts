@@ -60,6 +60,14 @@ export class Workbench {
     return this.page.locator(`.part.sidebar .pane-header[aria-label^="${name}"]`);
   }
 
+  /** Expands a view's section in the side bar if it is collapsed, and waits for it to be expanded. */
+  async expandView(name: string): Promise<void> {
+    const header = this.viewHeader(name);
+    await header.waitFor({ timeout: ready });
+    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    await this.page.locator(`.part.sidebar .pane-header[aria-label^="${name}"][aria-expanded="true"]`).waitFor({ timeout: ready });
+  }
+
   /** The welcome content (contributes.viewsWelcome) shown by an empty view. */
   viewWelcome(): Locator {
     return this.page.locator('.part.sidebar .welcome-view-content');
