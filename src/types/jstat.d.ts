@@ -9,5 +9,9 @@ declare module 'jstat' {
     normal: Continuous2;
     binomial: { cdf(k: number, n: number, p: number): number };
     studentt: { inv(p: number, dof: number): number; cdf(x: number, dof: number): number };
+    /** log B(a, b) */
+    betaln(a: number, b: number): number;
+    /** log C(n, k) */
+    combinationln(n: number, k: number): number;
   };
 }

@@ -117,6 +117,18 @@ function nonNegative(v: string, what: string): number {
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
 
 /** The table people read: one line per pair, then the archive as a whole and the user effect. */
+/** The archive in one line: the share in band with its noise and what another draw would read, spread, difficulty. */
+export function evalSummaryLine(r: EvalResult): string {
+  const s = r.summary;
+  const difficulty = s.runScaleDifficulty ?? s.difficulty;
+  const parts = [`in band: ${pct(s.inBandShare)} of ${s.pairs} pairs${s.inBandRedrawSd !== undefined ? ` (sd ${Math.round(s.inBandRedrawSd * 100)} points over another draw of ${r.n} plays each)` : ''}`];
+  if (typeof s.inBandExpected === 'number') parts.push(`another draw would read ${pct(s.inBandExpected)} on average (pairs shrunk to the archive's spread)`);
+  if (typeof s.trueSpread === 'number') parts.push(`true success spreads ${s.trueSpread.toFixed(2)} (sd, binomial noise removed)`);
+  parts.push(`mean |p − 0.5| ${s.meanAbsDistance.toFixed(2)}`, `mean success ${pct(s.meanSuccess)}`);
+  parts.push(`difficulty ${difficulty.mean.toFixed(2)} ± ${difficulty.sd.toFixed(2)}${s.runScaleDifficulty ? ' (run scale)' : ' (relative to the agent)'}`);
+  return parts.join(' · ');
+}
+
 export function formatEval(r: EvalResult, dir: string): string {
   const lines = [
     `# eval of ${r.source.runDir ? `run ${r.source.runId}` : r.source.paths.join(', ')} · agent ${r.agent.id} · ${r.n} plays per pair · seed ${r.seed}`,
@@ -125,7 +137,7 @@ export function formatEval(r: EvalResult, dir: string): string {
     '|---|---|---|---:|---|---|---:|',
     ...r.pairs.map((p) => `| ${p.pairId} | ${p.envId} | ${p.userId} | ${pct(p.success)} | ${pct(p.ci[0])}–${pct(p.ci[1])} | ${p.inBand ? 'yes' : 'no'} | ${(p.runScaleDifficulty ?? p.difficulty).toFixed(2)} |`),
     '',
-    `in band: ${pct(r.summary.inBandShare)} of ${r.summary.pairs} pairs${r.summary.inBandRedrawSd !== undefined ? ` (sd ${Math.round(r.summary.inBandRedrawSd * 100)} points over another draw of ${r.n} plays each)` : ''}${typeof r.summary.trueSpread === 'number' ? ` · true success spreads ${r.summary.trueSpread.toFixed(2)} (sd, binomial noise removed)` : ''} · mean |p − 0.5| ${r.summary.meanAbsDistance.toFixed(2)} · mean success ${pct(r.summary.meanSuccess)} · difficulty ${(r.summary.runScaleDifficulty ?? r.summary.difficulty).mean.toFixed(2)} ± ${(r.summary.runScaleDifficulty ?? r.summary.difficulty).sd.toFixed(2)}${r.summary.runScaleDifficulty ? ' (run scale)' : ' (relative to the agent)'}`,
+    evalSummaryLine(r),
     `rollout ids ${r.rolloutIds.prefix}* checked against ${r.rolloutIds.checkedAgainst} ids of the run: no overlap`,
   ];
   if (r.userEffect?.mean) {

@@ -34,6 +34,18 @@ export function binomialCdf(k: number, n: number, p: number): number {
   return clamp01(jStat.binomial.cdf(k, n, p));
 }
 
+/**
+ * P(lo <= K <= hi) for K ~ BetaBinomial(n, a, b): the number of successes in n new plays when the success chance is
+ * itself Beta(a, b), e.g. a posterior. a, b > 0.
+ */
+export function betaBinomialRange(lo: number, hi: number, n: number, a: number, b: number): number {
+  let total = 0;
+  for (let k = Math.max(0, lo); k <= Math.min(n, hi); k++) {
+    total += Math.exp(jStat.combinationln(n, k) + jStat.betaln(k + a, n - k + b) - jStat.betaln(a, b));
+  }
+  return clamp01(total);
+}
+
 /** 95 % Wilson score interval of a proportion ([0, 1] when there are no trials). */
 export function wilsonInterval(successes: number, trials: number, z = 1.959963984540054): [number, number] {
   if (trials <= 0) return [0, 1];

@@ -1,6 +1,6 @@
 import { hashString } from '../ports/rng.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
-import { binomialCdf, logit, wilsonInterval } from './distributions.js';
+import { betaBinomialRange, binomialCdf, logit, wilsonInterval } from './distributions.js';
 import { evalResultVersion, type EvalPair, type EvalResult } from './metricsSchema.js';
 import { meanSpread } from './summaries.js';
 
@@ -63,6 +63,7 @@ export function evalSummary(pairs: EvalPair[], band: { low: number; high: number
     runScaleDifficulty: onRunScale.length === pairs.length && pairs.length > 0 ? meanSpread(onRunScale) : null,
     inBandRedrawSd: inBandRedrawSd(pairs, band),
     trueSpread: trueSpread(pairs),
+    inBandExpected: inBandExpected(pairs, band),
   };
 }
 
@@ -98,6 +99,35 @@ export function inBandRedrawSd(pairs: Pick<EvalPair, 'plays' | 'success'>[], ban
     variance += q * (1 - q);
   }
   return Math.sqrt(variance) / pairs.length;
+}
+
+/**
+ * The in-band share another draw of the same number of fresh plays would read on average. Each pair's success is
+ * shrunk toward the archive's (empirical Bayes: a beta prior with the pairs' mean success and true spread, fitted by
+ * moments), and q is the chance that its next n plays land in the band (beta-binomial). Plugging each pair's own
+ * estimate in instead reads low, as the estimates' noise carries pairs out of the band; the share one draw reads
+ * scatters around this by about inBandRedrawSd. Null with fewer than two pairs of two plays.
+ */
+export function inBandExpected(pairs: Pick<EvalPair, 'plays' | 'successes' | 'success'>[], band: { low: number; high: number }): number | null {
+  const spread = trueSpread(pairs);
+  const played = pairs.filter((p) => p.plays > 0);
+  if (spread === null || played.length === 0) return null;
+  const m = played.reduce((t, p) => t + p.success, 0) / played.length;
+  const variance = spread ** 2;
+  // Beta(m c, (1 - m) c) has mean m and variance m(1 - m) / (c + 1); no spread left means every pair is at m.
+  const concentration = variance > 0 ? Math.max(0.5, (m * (1 - m)) / variance - 1) : Infinity;
+  let total = 0;
+  for (const p of played) {
+    const lo = Math.ceil(band.low * p.plays - 1e-9);
+    const hi = Math.floor(band.high * p.plays + 1e-9);
+    if (hi < lo) continue;
+    if (!Number.isFinite(concentration) || m <= 0 || m >= 1) {
+      total += binomialCdf(hi, p.plays, m) - binomialCdf(lo - 1, p.plays, m);
+    } else {
+      total += betaBinomialRange(lo, hi, p.plays, m * concentration + p.successes, (1 - m) * concentration + p.plays - p.successes);
+    }
+  }
+  return total / pairs.length;
 }
 
 export const evalVersion = evalResultVersion;

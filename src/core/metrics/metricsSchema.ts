@@ -384,6 +384,10 @@ export const evalResultSchema = z
           .nullable()
           .optional()
           .describe("Standard deviation of the pairs' true success: the observed variance of their estimates less its binomial part (null with fewer than two pairs; absent in results written before it)."),
+        inBandExpected: share
+          .nullable()
+          .optional()
+          .describe('The in-band share another draw of the same plays per pair would read on average: each pair shrunk toward the mean with a beta prior of the pairs\' mean success and true spread, then the beta-binomial chance that its next plays land in the band (null with fewer than two pairs; absent in results written before it).'),
       })
       .describe('The archive as a whole.'),
     userEffect: z

@@ -332,12 +332,12 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     }
   });
 
-  it('shows a stored eval of the real run with the figures coevolve eval printed: the share, its sd over another draw, the true spread', async function () {
+  it('shows a stored eval of the real run with the figures coevolve eval printed: the share, its sd over another draw, what another draw would read, the true spread', async function () {
     // 20 fresh plays of every pair of the demo's archive on bwrap: minutes under load, so the limit is generous.
     this.timeout(900_000);
     const r = await runCliAsync(['eval', join(runs, demoKey()), '--backend', 'bwrap', '--n', '20', '--no-user-effect', '--out', runs]);
     assert.equal(r.code, 0, `coevolve eval failed:\n${r.stderr.slice(-2000)}`);
-    const printed = /in band: (\d+)% of (\d+) pairs \(sd (\d+) points over another draw of 20 plays each\) · true success spreads (\d\.\d\d) \(sd/.exec(r.stdout);
+    const printed = /in band: (\d+)% of (\d+) pairs \(sd (\d+) points over another draw of 20 plays each\) · another draw would read (\d+)% on average \(pairs shrunk to the archive's spread\) · true success spreads (\d\.\d\d) \(sd/.exec(r.stdout);
     assert.ok(printed, `the eval's summary line:\n${r.stdout.slice(-1500)}`);
     const evalKey = readdirSync(runs).find((n) => n.startsWith('eval-'));
     assert.ok(evalKey, 'the eval is stored beside the runs');
@@ -346,7 +346,8 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     assert.match(await page.locator('#eval .summary-line').first().innerText(), new RegExp(`^${printed[2]} pairs · ${printed[1]}% in band`));
     assert.ok(await page.locator('#eval-redraw').isVisible());
     assert.equal(await page.locator('#eval-redraw').innerText(), `(sd ${printed[3]} points over another draw)`);
-    assert.equal(await page.locator('#eval-spread').innerText(), printed[4]);
+    assert.equal(await page.locator('#eval-expected').innerText(), `${printed[4]}%`);
+    assert.equal(await page.locator('#eval-spread').innerText(), printed[5]);
     await noViolations('the eval');
     await shot('view-eval');
   });

@@ -28,11 +28,13 @@ describe('coevolve eval output', () => {
     assert.match(text, /0\.250 \[0\.050, 0\.450\] over 3 users/);
     assert.equal(typeof r.summary.trueSpread, 'number');
     assert.match(text, /true success spreads \d\.\d\d \(sd, binomial noise removed\)/);
+    assert.equal(typeof r.summary.inBandExpected, 'number');
+    assert.ok(text.includes(`another draw would read ${Math.round(r.summary.inBandExpected! * 100)}% on average`), text);
   });
   it('gives no interval over users from one user, and reads results written before the sd', () => {
     const r = result(1);
     assert.match(formatEval(r, '/out'), /0\.250 from one user \(no interval over users\)/);
-    const { inBandRedrawSd: _dropped, trueSpread: _spread, ...old } = r.summary;
+    const { inBandRedrawSd: _dropped, trueSpread: _spread, inBandExpected: _expected, ...old } = r.summary;
     const text = formatEval(evalResultSchema.parse({ ...r, summary: old }), '/out');
     assert.match(text, /in band: 50% of 4 pairs · mean/);
   });

@@ -3,7 +3,8 @@ import { logistic, signTest, wilsonInterval } from '../../../src/core/metrics/di
 import { evidenceNeed, pairPosterior, replayScore } from '../../../src/core/metrics/pairEvidence.js';
 import { fitRasch, type RaschCell, type RaschParameter } from '../../../src/core/metrics/rasch.js';
 import { realismIndicatorBounds, realismViolations } from '../../../src/core/metrics/realismIndicators.js';
-import { evalRolloutId, inBandRedrawSd, trueSpread } from '../../../src/core/metrics/evalResult.js';
+import { evalRolloutId, inBandExpected, inBandRedrawSd, trueSpread } from '../../../src/core/metrics/evalResult.js';
+import { binomialCdf } from '../../../src/core/metrics/distributions.js';
 import { meanWithInterval } from '../../../src/core/metrics/summaries.js';
 import { isSafeId } from '../../../src/store/runPaths.js';
 import { createRng } from '../../../src/core/ports/rng.js';
@@ -216,5 +217,45 @@ describe('eval true spread of success', () => {
   it('says nothing from fewer than two pairs of two plays', () => {
     assert.equal(trueSpread([{ plays: 20, success: 0.5 }]), null);
     assert.equal(trueSpread([{ plays: 1, success: 1 }, { plays: 1, success: 0 }]), null);
+  });
+});
+
+describe('eval in-band share expected on another draw', () => {
+  const band = { low: 0.4, high: 0.6 };
+  const inBandChance = (p: number): number => binomialCdf(12, 20, p) - binomialCdf(7, 20, p);
+  const mean = (xs: number[]): number => xs.reduce((x, y) => x + y, 0) / xs.length;
+
+  it('recovers the share another draw reads on simulated archives of known spread, steadier than one draw, where plugging in each estimate reads low', () => {
+    const rng = createRng('expected');
+    for (const [centre, sd] of [[0.5, 0], [0.5, 0.08], [0.45, 0.14], [0.35, 0.1]] as const) {
+      const truth = Array.from({ length: 40 }, (_, i) => Math.min(0.98, Math.max(0.02, centre + sd * (((i * 7919) % 40) / 39 - 0.5) * Math.sqrt(12))));
+      // What a fresh draw of 20 plays a pair reads on average: the figure the estimate is for.
+      const target = mean(truth.map(inBandChance));
+      const est: number[] = [];
+      const plugIn: number[] = [];
+      const raw: number[] = [];
+      for (let a = 0; a < 200; a++) {
+        const pairs = truth.map((p) => {
+          let k = 0;
+          for (let t = 0; t < 20; t++) if (rng.next() < p) k++;
+          return { plays: 20, successes: k, success: k / 20 };
+        });
+        est.push(inBandExpected(pairs, band)!);
+        plugIn.push(mean(pairs.map((p) => inBandChance(p.success))));
+        raw.push(mean(pairs.map((p) => (p.success >= 0.4 && p.success <= 0.6 ? 1 : 0))));
+      }
+      const sdOf = (xs: number[]): number => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
+      // Within 3 points of what another draw reads, and steadier than the share one draw reads.
+      assert.ok(sdOf(est) < 0.8 * sdOf(raw), `centre ${centre}, sd ${sd}: scatter ${sdOf(est).toFixed(3)} against one draw's ${sdOf(raw).toFixed(3)}`);
+      assert.ok(Math.abs(mean(est) - target) < 0.03, `centre ${centre}, sd ${sd}: expected ${mean(est).toFixed(3)}, another draw reads ${target.toFixed(3)}`);
+      if (sd <= 0.1) assert.ok(mean(plugIn) < target - 0.03, `centre ${centre}, sd ${sd}: the plug-in ${mean(plugIn).toFixed(3)} reads low against ${target.toFixed(3)}`);
+    }
+  });
+  it('says nothing from fewer than two pairs, and counts pairs without plays as out of the band', () => {
+    assert.equal(inBandExpected([{ plays: 20, successes: 10, success: 0.5 }], band), null);
+    const two = inBandExpected([{ plays: 20, successes: 10, success: 0.5 }, { plays: 20, successes: 10, success: 0.5 }], band)!;
+    assert.ok(Math.abs(two - inBandChance(0.5)) < 1e-9, `no spread: every pair at the mean (${two})`);
+    const withEmpty = inBandExpected([{ plays: 20, successes: 10, success: 0.5 }, { plays: 20, successes: 10, success: 0.5 }, { plays: 0, successes: 0, success: 0 }], band)!;
+    assert.ok(Math.abs(withEmpty - (2 * inBandChance(0.5)) / 3) < 1e-9, String(withEmpty));
   });
 });
