@@ -116,7 +116,6 @@ function nonNegative(v: string, what: string): number {
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
 
-/** The table people read: one line per pair, then the archive as a whole and the user effect. */
 /** The archive in one line: the share in band with its noise and what another draw would read, spread, difficulty. */
 export function evalSummaryLine(r: EvalResult): string {
   const s = r.summary;
@@ -129,6 +128,7 @@ export function evalSummaryLine(r: EvalResult): string {
   return parts.join(' · ');
 }
 
+/** The table people read: one line per pair, then the archive as a whole and the user effect. */
 export function formatEval(r: EvalResult, dir: string): string {
   const lines = [
     `# eval of ${r.source.runDir ? `run ${r.source.runId}` : r.source.paths.join(', ')} · agent ${r.agent.id} · ${r.n} plays per pair · seed ${r.seed}`,

@@ -93,9 +93,7 @@ export function inBandRedrawSd(pairs: Pick<EvalPair, 'plays' | 'success'>[], ban
   if (played.length === 0) return 0;
   let variance = 0;
   for (const p of played) {
-    const lo = Math.ceil(band.low * p.plays - 1e-9);
-    const hi = Math.floor(band.high * p.plays + 1e-9);
-    const q = hi < lo ? 0 : binomialCdf(hi, p.plays, p.success) - binomialCdf(lo - 1, p.plays, p.success);
+    const q = binomialInBand(p.plays, p.success, band);
     variance += q * (1 - q);
   }
   return Math.sqrt(variance) / pairs.length;
@@ -113,21 +111,27 @@ export function inBandExpected(pairs: Pick<EvalPair, 'plays' | 'successes' | 'su
   const played = pairs.filter((p) => p.plays > 0);
   if (spread === null || played.length === 0) return null;
   const m = played.reduce((t, p) => t + p.success, 0) / played.length;
-  const variance = spread ** 2;
-  // Beta(m c, (1 - m) c) has mean m and variance m(1 - m) / (c + 1); no spread left means every pair is at m.
-  const concentration = variance > 0 ? Math.max(0.5, (m * (1 - m)) / variance - 1) : Infinity;
-  let total = 0;
-  for (const p of played) {
-    const lo = Math.ceil(band.low * p.plays - 1e-9);
-    const hi = Math.floor(band.high * p.plays + 1e-9);
-    if (hi < lo) continue;
-    if (!Number.isFinite(concentration) || m <= 0 || m >= 1) {
-      total += binomialCdf(hi, p.plays, m) - binomialCdf(lo - 1, p.plays, m);
-    } else {
-      total += betaBinomialRange(lo, hi, p.plays, m * concentration + p.successes, (1 - m) * concentration + p.plays - p.successes);
-    }
-  }
-  return total / pairs.length;
+  // Beta(m c, (1 - m) c) has mean m and variance m(1 - m) / (c + 1). No spread left (or every pair at 0 or 1) means
+  // every pair is at m; a spread wider than any beta with mean m allows gets the flattest prior kept (c = 0.5).
+  const pooled = spread === 0 || m <= 0 || m >= 1;
+  const c = pooled ? 0 : Math.max(0.5, (m * (1 - m)) / spread ** 2 - 1);
+  const chance = (p: (typeof played)[number]): number => {
+    if (pooled) return binomialInBand(p.plays, m, band);
+    const { lo, hi } = bandCounts(p.plays, band);
+    return hi < lo ? 0 : betaBinomialRange(lo, hi, p.plays, m * c + p.successes, (1 - m) * c + p.plays - p.successes);
+  };
+  return played.reduce((t, p) => t + chance(p), 0) / pairs.length;
+}
+
+/** The success counts out of n plays whose share lies in the band (edges in). */
+function bandCounts(plays: number, band: { low: number; high: number }): { lo: number; hi: number } {
+  return { lo: Math.ceil(band.low * plays - 1e-9), hi: Math.floor(band.high * plays + 1e-9) };
+}
+
+/** The chance that n plays at success p give a share in the band. */
+function binomialInBand(plays: number, p: number, band: { low: number; high: number }): number {
+  const { lo, hi } = bandCounts(plays, band);
+  return hi < lo ? 0 : binomialCdf(hi, plays, p) - binomialCdf(lo - 1, plays, p);
 }
 
 export const evalVersion = evalResultVersion;
