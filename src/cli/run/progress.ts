@@ -2,6 +2,7 @@ import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js'
 import cliProgress from 'cli-progress';
 import type { ControllerProgress } from '../../core/evolution/controllerPorts.js';
 import { designLevelLabel, generationLabel, measuredLabel } from '../../webview/names.js';
+import { fixed } from '../../webview/render/figures.js';
 
 /** Lines of progress inside a generation when not on a terminal: at each quarter of its rollouts. */
 const quarters = [0.25, 0.5, 0.75];
@@ -84,5 +85,8 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
 function frontierSummary(m: GenerationMetrics): string {
   if (!m.archiveBand || !m.measuredDifficulty) return '';
   const test = m.heldOut?.test ? ` · held-out ${(m.heldOut.test.score.success * 100).toFixed(0)}%` : '';
-  return ` (archive ${(m.archiveBand.inBandShare * 100).toFixed(0)}% of ${m.archiveBand.activePairs}) · difficulty ${measuredLabel(m.measuredDifficulty.archive.mean)}${test}`;
+  // The agent's ability is on the same scale: where the two meet the agent solves the archive half the time, so a
+  // reader sees whether the archive sits at the agent or still above or below it.
+  const agent = m.measuredDifficulty.agent ? `, agent ability ${fixed(m.measuredDifficulty.agent.ability, 2)}` : '';
+  return ` (archive ${(m.archiveBand.inBandShare * 100).toFixed(0)}% of ${m.archiveBand.activePairs}) · difficulty ${measuredLabel(m.measuredDifficulty.archive.mean)}${agent}${test}`;
 }

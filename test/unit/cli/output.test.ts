@@ -92,10 +92,10 @@ describe('CLI output: human errors, one warning per run, progress in a pipe', fu
     const p = createProgressReporter(stream, () => 0);
     const m = {
       index: 0, successRate: 0.5, inBandShare: 0.25, meanDifficulty: 2.66, regret: 0.1, frontierYield: { accepted: 2, proposed: 3 }, agent: { id: 'agent-g0000', changed: false },
-      archiveBand: { inBandShare: 0.2, activePairs: 23 }, measuredDifficulty: { archive: { mean: -0.184, se: 0.1 } },
+      archiveBand: { inBandShare: 0.2, activePairs: 23 }, measuredDifficulty: { archive: { mean: -0.184, se: 0.1 }, agent: { id: 'agent-g0000', ability: -1.127, se: 0.3 } },
     } as unknown as GenerationMetrics;
     p.onProgress({ type: 'generation.finished', generation: 0, metrics: m });
-    assert.match(text, / · difficulty measured −0\.18 logits · /);
+    assert.match(text, / · difficulty measured −0\.18 logits, agent ability −1\.13 · /, 'the agent\'s ability beside the archive, on the same scale');
     assert.match(text, / · design level 2\.7 · /);
     assert.doesNotMatch(text, /difficulty \d/, 'no difficulty figure without its scale');
   });
