@@ -102,8 +102,9 @@ const frontierColumns: Column[] = [
   { head: 'held-out', right: true, cell: (g: Gen) => (g.heldOut?.test ? scoreCell(g.heldOut.test.score) : '—') },
   { head: 'agent race', right: false, cell: (g: Gen) => raceCell(g) },
   { head: 'user effect', right: true, cell: (g: Gen) => (g.userEffect?.meanVsParent ? `${num(g.userEffect.meanVsParent.mean)} (${g.userEffect.meanVsParent.n})` : '—') },
-  { head: 'yield', right: true, cell: (g: Gen) => (g.frontierYield.measured !== undefined ? `${g.frontierYield.inBand}/${g.frontierYield.measured}` : '—') },
 ];
+
+const yieldColumn: Column = { head: 'yield', right: true, cell: (g: Gen) => (g.frontierYield.measured !== undefined ? `${g.frontierYield.inBand}/${g.frontierYield.measured}` : '—') };
 
 /** The leading promotion race: candidate vs incumbent over the race's plays with intervals, wins-losses, decision. */
 function raceCell(g: Gen): string {
@@ -130,7 +131,7 @@ export function formatReportMarkdown(r: RunReport): string {
     return `${g.frontierYield.accepted}/${g.frontierYield.proposed}${rej ? ` (${rej})` : ''}`;
   };
   const gen: Column = { head: 'gen', right: true, cell: (g) => String(g.index) };
-  // Two tables, each within a terminal's width: what was played, then what the frontier measurement says.
+  // Three tables, each within a terminal's width: what was played, what the frontier measurement says, the children.
   const played: Column[] = [
     gen,
     { head: 'rollouts', right: true, cell: (g) => String(g.rollouts) },
@@ -149,7 +150,10 @@ export function formatReportMarkdown(r: RunReport): string {
       { head: 'cost $', right: true, cell: (g: RunReport['generations'][number]) => num(g.costUsd, 4) },
     ] : []),
   ];
-  const frontier: Column[] = [gen, ...(r.notRecorded.length ? [] : frontierColumns), { head: 'children ok', right: false, cell: children }];
+  // The frontier measurement and the children are two tables: side by side a demo's race and refusal cells drew
+  // 145-159 columns, wider than a terminal.
+  const frontier: Column[] = [gen, ...frontierColumns];
+  const made: Column[] = [gen, ...(r.notRecorded.length ? [] : [yieldColumn]), { head: 'children ok', right: false, cell: children }];
   const notes = [
     `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
     `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
@@ -164,7 +168,8 @@ export function formatReportMarkdown(r: RunReport): string {
     '',
     ...table(played, gens),
     '',
-    ...table(frontier, gens),
+    ...(r.notRecorded.length ? [] : [...table(frontier, gens), '']),
+    ...table(made, gens),
     '',
     ...notes,
   ];

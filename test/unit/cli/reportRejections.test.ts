@@ -29,6 +29,22 @@ describe('report: children refused, in words', function () {
     for (const line of text.split('\n').filter((l) => l.startsWith('|'))) assert.ok([...line].length <= 140, `${[...line].length} columns: ${line}`);
   });
 
+  it('keeps every table line within 140 columns with a real demo generation\'s metrics (version 2: archive, held-out, race, user effect) and the longest reasons', () => {
+    // Generation 1 of a real 5-generation demo (seed 2026, bwrap), its per-pair lists emptied: its race cell is the
+    // widest a demo gives ("… · 12-0 promoted"). The frontier columns drew 145-154 columns beside the children.
+    const real = JSON.parse(readFileSync(join(__dirname, '../../fixtures/metrics-v2-demo-g0001.json'), 'utf8'));
+    real.rejections = { realism_unsatisfiable: 1, screened_out: 3, not_harder: 2 };
+    real.frontierYield = { ...real.frontierYield, proposed: 10, accepted: 4 };
+    real.archiveBand = { ...real.archiveBand, activePairs: 135 };
+    real.userEffect = { ...real.userEffect, meanVsParent: { n: 12, mean: -0.125, ci: [-0.3, 0.05] } };
+    writeFileSync(runLayout.generationMetrics(dir, 0), JSON.stringify(real));
+    const text = formatReportMarkdown(buildReport(dir));
+    assert.match(text, /12-0 promoted/, 'the race cell is in the report');
+    assert.match(text, /4\/10 \(1 unrealistic, 3 screened out, 2 not harder\)/);
+    assert.match(text, /-0\.13 \(12\)/, 'the user effect cell is in the report');
+    for (const line of text.split('\n').filter((l) => l.startsWith('|'))) assert.ok([...line].length <= 140, `${[...line].length} columns: ${line}`);
+  });
+
   it('keeps an unknown reason readable', () => {
     assert.equal(rejectionLabel('oracle_failed'), 'oracle failed');
     assert.equal(rejectionLabel('duplicate'), 'duplicate');
