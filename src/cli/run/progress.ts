@@ -87,6 +87,6 @@ function frontierSummary(m: GenerationMetrics): string {
   const test = m.heldOut?.test ? ` · held-out ${(m.heldOut.test.score.success * 100).toFixed(0)}%` : '';
   // The agent's ability is on the same scale: where the two meet the agent solves the archive half the time, so a
   // reader sees whether the archive sits at the agent or still above or below it.
-  const agent = m.measuredDifficulty.agent ? `, agent ability ${fixed(m.measuredDifficulty.agent.ability, 2)}` : '';
+  const agent = `, agent ability ${fixed(m.measuredDifficulty.agent.ability, 2)}`;
   return ` (archive ${(m.archiveBand.inBandShare * 100).toFixed(0)}% of ${m.archiveBand.activePairs}) · difficulty ${measuredLabel(m.measuredDifficulty.archive.mean)}${agent}${test}`;
 }
