@@ -35,7 +35,7 @@ describe('coevolve run output on a real demo run, piped (not a terminal)', funct
 
   it('ends with the report, which fits a terminal, and the next step', () => {
     const tableLines = result.stdout.split('\n').filter((l) => l.startsWith('|'));
-    assert.equal(tableLines.length, 2 * (2 + 2), 'two tables (played, frontier), each a header, a rule and a row per generation');
+    assert.equal(tableLines.length, 3 * (2 + 2), 'three tables (played, frontier, children), each a header, a rule and a row per generation');
     for (const l of tableLines) assert.ok([...l].length <= 140, `${[...l].length} columns: ${l}`);
     assert.doesNotMatch(tableLines[0] ?? '', /pass@1/);
     assert.match(result.stdout, /^run finished: .*\n {2}next: look at it in VS Code \(Coevolve: Open Run Dashboard\), or `coevolve report /m);
