@@ -25,7 +25,7 @@ import { evolvePopulation } from './children.js';
 import type { ControllerProgress, RunHistory, TrainerHookRunner } from './controllerPorts.js';
 import { rolloutDepsOf, type GenerationContext } from './generationContext.js';
 import { planGeneration } from './plan.js';
-import { drawFrozenSets, selectByEvidence, type HeldOutSeeds } from './frontierSelection.js';
+import { capByEvidence, drawFrozenSets, selectByEvidence, type HeldOutSeeds } from './frontierSelection.js';
 import { buildFrontierModel } from './frontierModel.js';
 import { frontierFields, meanUserEffect } from './frontierMetrics.js';
 import { testSetMetrics } from './testSet.js';
@@ -240,14 +240,20 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
       if (change.to === 'retired' || change.to === 'quarantined') retired++;
       if (change.to !== 'active') await emitOnce({ type: 'spec.retired', kind: 'environment', id: `${change.pair.envId}@${change.pair.pairId}`, reason: change.to === 'retired' ? 'too_easy' : 'too_hard', generation: g });
     }
-    // Replay spends plays where they decide something (the PLR score): undecided evidence, and above the floor the
-    // pairs likely out of band that lack the own plays to leave.
-    const removable = archive.activePairs().length > Math.max(1, config.population.minArchive);
+    // A full archive makes room for the children by retiring the played pairs the model places furthest from the band.
+    for (const p of capByEvidence(archive, selection, config.population.maxArchive, (config.band.low + config.band.high) / 2)) {
+      retired++;
+      await emitOnce({ type: 'spec.retired', kind: 'environment', id: `${p.envId}@${p.pairId}`, reason: 'archive_full', generation: g });
+    }
+    // Replay spends plays where they decide something (the PLR score): undecided evidence, and, while a pair can leave
+    // (above the floor, or at the cap where children take the places of pairs least likely in band), the pairs likely
+    // out of band that lack the own plays to leave.
+    const active = archive.activePairs().length;
+    const removable = active > Math.max(1, config.population.minArchive) || active >= config.population.maxArchive;
     for (const p of archive.pairs.values()) {
       const post = selection.posterior.get(p.pairId);
       if (post) p.score = replayScore(post, removable);
     }
-    retired += capArchive(archive, config.population.maxArchive);
     throwIfCancelled(deps.signal);
 
     // No agent is promoted after the last generation: the final agent is the one the final archive was measured with.
@@ -333,18 +339,6 @@ function rolloutPlans(pair: PairEntry, g: number, archive: Archive, agent: Agent
   for (let t = 0; t < config.k; t++) plans.push({ ...base, rolloutId: id('t', t), trial: t, hint: false });
   if (env.hint) for (let t = 0; t < config.hintPlays; t++) plans.push({ ...base, rolloutId: id('h', t), trial: t, hint: true });
   return plans;
-}
-
-/** Keeps the archive within its cap by retiring the lowest-scoring played pairs. */
-function capArchive(archive: Archive, max: number): number {
-  const active = archive.activePairs().filter((p) => p.lastPlayed >= 0).sort((a, b) => a.score - b.score || a.pairId.localeCompare(b.pairId));
-  let retired = 0;
-  while (archive.activePairs().length > max && active.length > 0) {
-    const p = active.shift()!;
-    p.retired = 'archive_full';
-    retired++;
-  }
-  return retired;
 }
 
 function unique<T extends { id: string }>(xs: T[]): T[] {

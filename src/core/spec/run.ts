@@ -109,9 +109,10 @@ export const runConfigSchema = z
         childrenPerGeneration: z.number().int().min(0).max(10000).default(4).describe('New children proposed per generation.'),
         replayShare: z.number().min(0).max(1).default(0.5).describe('Share of pairs drawn from the archive by PLR replay (the rest are fresh children).'),
         stalenessMix: z.number().min(0).max(1).default(0.2).describe('PLR staleness mixing coefficient.'),
-        maxArchive: z.number().int().min(1).max(100000).default(200).describe('Archive size cap.'),
+        maxArchive: z.number().int().min(1).max(100000).default(200).describe('Active pairs the archive holds at most: above it, the played pairs least likely in band (the fitted model places them furthest from the band\'s centre) are retired, so admitted children take their places.'),
         minArchive: z.number().int().min(0).max(100000).default(0).describe('Active pairs below which nothing is retired or quarantined, so the archive cannot shrink to look in band.'),
       })
+      .refine((p) => p.maxArchive >= p.minArchive, { message: 'population.maxArchive must not be below population.minArchive (the archive could not be both)', path: ['maxArchive'] })
       .default({
         environments: [], users: [], builtinFamilies: [], builtinLevel: 1, pairsPerGeneration: 8,
         childrenPerGeneration: 4, replayShare: 0.5, stalenessMix: 0.2, maxArchive: 200, minArchive: 0,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { Archive, moveKey } from '../../../src/core/evolution/archive.js';
 import { buildFrontierModel } from '../../../src/core/evolution/frontierModel.js';
-import { selectByEvidence } from '../../../src/core/evolution/frontierSelection.js';
+import { capByEvidence, selectByEvidence } from '../../../src/core/evolution/frontierSelection.js';
 import { planChildren } from '../../../src/core/evolution/steering.js';
 import { logistic } from '../../../src/core/metrics/distributions.js';
 import { pairPosterior, replayScore } from '../../../src/core/metrics/pairEvidence.js';
@@ -61,8 +61,8 @@ const trueInBand = (w: World): number => {
 const budget = runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'synthetic', population: { builtinFamilies: ['log-triage'], pairsPerGeneration: 8, childrenPerGeneration: 6 }, k: 4 });
 const screeningPlays = 4;
 
-/** One generation in the controller's order (controller.ts): plan, play, fit, children, refit, select, score. */
-function generation(w: World, g: number, floor: number): void {
+/** One generation in the controller's order (controller.ts): plan, play, fit, children, refit, select, cap, score. */
+function generation(w: World, g: number, floor: number, cap = budget.population.maxArchive): void {
   const { archive } = w;
   const played = planGeneration(archive, g, budget, w.rng.fork(`plan-${g}`));
   for (const p of played) {
@@ -103,7 +103,9 @@ function generation(w: World, g: number, floor: number): void {
   });
   const selection = buildFrontierModel(archive, 'agent', band);
   selectByEvidence(archive, selection, floor);
-  const removable = archive.activePairs().length > Math.max(1, floor);
+  capByEvidence(archive, selection, cap, 0.5);
+  const active = archive.activePairs().length;
+  const removable = active > Math.max(1, floor) || active >= cap;
   for (const p of archive.pairs.values()) p.score = replayScore(selection.posterior.get(p.pairId)!, removable);
 }
 
@@ -144,6 +146,27 @@ describe('frontier controller against a synthetic agent of known ability', funct
     assert.ok(mean(finals) >= 0.55, `mean true in-band share of the active archives: ${mean(finals).toFixed(2)} (${finals.map((x) => x.toFixed(2)).join(' ')})`);
     // The move's step is a parameter of the fit shared by every child made with it, so it is not shrunk toward 0.
     assert.ok(Math.abs(mean(learned) + trueStep) < 0.15, `learned easier step ${mean(learned).toFixed(2)} vs true ${-trueStep}`);
+  });
+
+  it('an archive capped at its floor keeps more of its pairs in band than one left to grow (1 logit too hard, 5 generations, 12 seeds)', () => {
+    // The demo's shape: seeds about 1 logit harder than the agent, 5 generations, a floor the archive may not shrink
+    // below. At the cap each generation's children take the places of the played pairs least likely in band.
+    const users: [string, number][] = [['u0', 0], ['u1', 0.3], ['u2', -0.3], ['u3', 0.6], ['u4', -0.2]];
+    const floor = 16;
+    const share = (cap: number | undefined): { inBand: number; size: number } => {
+      const runs = seeds.map((s) => {
+        const w = world(`cap-${s}`, 1, ['fam-a', 'fam-b', 'fam-c', 'fam-d'], users);
+        for (let g = 0; g < 5; g++) generation(w, g, floor, cap);
+        return { inBand: trueInBand(w), size: w.archive.activePairs().length };
+      });
+      return { inBand: mean(runs.map((r) => r.inBand)), size: mean(runs.map((r) => r.size)) };
+    };
+    const grown = share(undefined);
+    const capped = share(floor);
+    assert.equal(capped.size, floor, 'the capped archives hold exactly the floor');
+    assert.ok(grown.size > floor + 5, `the others grow (${grown.size.toFixed(1)} pairs)`);
+    // Measured: 42.2 % of 25.8 pairs grown, 55.2 % capped (other world seeds: +16, +18, +20 points).
+    assert.ok(capped.inBand - grown.inBand >= 0.08, `capped ${(capped.inBand * 100).toFixed(1)} % vs grown ${(grown.inBand * 100).toFixed(1)} %`);
   });
 
   it('eases as readily as it hardens: archives that start far too easy converge too', () => {
@@ -202,5 +225,25 @@ describe('steering spreads children and learns direction-only moves', () => {
       assert.deepEqual(selectByEvidence(w.archive, model, 0), [], `a ${to} last pair stays`);
       assert.equal(w.archive.activePairs().length, 1);
     }
+  });
+  it('a full archive retires the played pairs the model places furthest from the band, never a child not yet played', () => {
+    const w = world('cap', 0, ['fam-a', 'fam-b', 'fam-c', 'fam-d'], [['u0', 0]]);
+    const [inBand, undecided, tooHard, leaning] = w.archive.activePairs();
+    const outcomes: [typeof inBand, number, number][] = [[inBand, 10, 20], [undecided, 1, 2], [tooHard, 1, 6], [leaning, 2, 6]];
+    for (const [p, s, n] of outcomes) {
+      w.archive.addOutcomes(p!, 'agent', s, n);
+      p!.lastPlayed = 0;
+    }
+    w.archive.addEnv(env('fam-c.child', 'fam-c', 'fam-c-seed', 'harder:knob', 1));
+    const child = w.archive.addPair('fam-c.child', 'u0', 'child');
+    const model = buildFrontierModel(w.archive, 'agent', band);
+    const distance = (p: typeof inBand): number => Math.abs(model.fit.predict('agent', p!.envId, p!.userId) - 0.5);
+    assert.ok(distance(tooHard) > distance(leaning) && distance(leaning) > distance(undecided) && distance(leaning) > distance(inBand), 'the pairs in order of their distance from the centre');
+    assert.ok(distance(child) > distance(leaning), 'the child is predicted further out than the pairs retired, and stays: it has not been played');
+    const retired = capByEvidence(w.archive, model, 3, 0.5);
+    assert.deepEqual(retired.map((p) => p.pairId), [tooHard!.pairId, leaning!.pairId]);
+    assert.deepEqual(retired.map((p) => p.retired), ['archive_full', 'archive_full']);
+    assert.deepEqual(w.archive.activePairs().map((p) => p.pairId).sort(), [inBand!.pairId, undecided!.pairId, child.pairId].sort());
+    assert.deepEqual(capByEvidence(w.archive, model, 3, 0.5), [], 'within its cap the archive keeps every pair');
   });
 });
