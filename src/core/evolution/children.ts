@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { bandCentre } from '../metrics/band.js';
 import type { Rng } from '../ports/rng.js';
 import { zeroUsage } from '../ports/model.js';
 import type { DesignMove, PairStats, Proposal } from '../roles/ports.js';
@@ -90,7 +91,7 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     count,
     maxUserChildren: Math.min(userSlots(ctx.archive.ledger), Math.max(1, Math.floor(count / 4))),
     maxRepairs: Math.floor(count / 2),
-    centre: (ctx.config.band.low + ctx.config.band.high) / 2,
+    centre: bandCentre(ctx.config.band),
   });
   const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
   const limit = pLimit(Math.max(1, Math.ceil(ctx.config.concurrency / 2)));
@@ -339,7 +340,7 @@ async function userCandidate(ctx: ChildContext, model: FrontierModel, agent: Age
   }
   const frozen = frozenEnvIds(ctx.archive.ledger.frozen);
   const options = ctx.archive.activeEnvs().filter((e) => !frozen.has(e.id) && !looks.some((l) => l.envId === e.id)).map((e) => ({ envId: e.id, predicted: childPrediction(model, agent.id, v, e.id) }));
-  const alt = fallbackEnvironment(options, (ctx.config.band.low + ctx.config.band.high) / 2);
+  const alt = fallbackEnvironment(options, bandCentre(ctx.config.band));
   const refusedDetail = `harder than its parent (${v.detail ?? ''}), but no pair with it screens in band: ${pairing.refused}`;
   if (!alt) return { ...common, outcome: { ...base, accepted: false, reason: 'screened_out', detail: refusedDetail }, cells: v.cells };
   const screen = await screenPair(ctx, v.user, ctx.archive.envs.get(alt.envId)!, agent, alt.envId);

@@ -13,7 +13,7 @@ import type { EnvironmentSpec } from '../spec/environment.js';
 import type { RunConfig } from '../spec/run.js';
 import type { AgentModelSwitch, TrainerHookResult } from '../spec/trainerHookResult.js';
 import type { UserProfile } from '../spec/user.js';
-import { inBand } from '../metrics/band.js';
+import { bandCentre, inBand } from '../metrics/band.js';
 import { replayScore } from '../metrics/pairEvidence.js';
 import { generationMetrics } from '../metrics/generationMetrics.js';
 import { generationMetricsVersion, type GenerationMetrics } from '../metrics/metricsSchema.js';
@@ -241,7 +241,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
       if (change.to !== 'active') await emitOnce({ type: 'spec.retired', kind: 'environment', id: `${change.pair.envId}@${change.pair.pairId}`, reason: change.to === 'retired' ? 'too_easy' : 'too_hard', generation: g });
     }
     // A full archive makes room for the children by retiring the played pairs the model places furthest from the band.
-    for (const p of capByEvidence(archive, selection, config.population.maxArchive, (config.band.low + config.band.high) / 2)) {
+    for (const p of capByEvidence(archive, selection, config.population.maxArchive, bandCentre(config.band))) {
       retired++;
       await emitOnce({ type: 'spec.retired', kind: 'environment', id: `${p.envId}@${p.pairId}`, reason: 'archive_full', generation: g });
     }

@@ -1,3 +1,4 @@
+import { bandCentre } from '../metrics/band.js';
 import { evidenceRules } from '../metrics/pairEvidence.js';
 import type { GenerationMetrics, LineageNodeMetrics, PairEvidenceRecord } from '../metrics/metricsSchema.js';
 import { meanSpread, meanWithInterval } from '../metrics/summaries.js';
@@ -13,7 +14,7 @@ type FrontierFields = Pick<GenerationMetrics, 'archiveBand' | 'measuredDifficult
 /** The archive-wide version-2 figures of a generation: band membership from evidence, measured and design difficulty. */
 export function frontierFields(archive: Archive, model: FrontierModel, config: Pick<RunConfig, 'band'>, played: EnvironmentSpec[]): FrontierFields {
   const { fit } = model;
-  const centre = (config.band.low + config.band.high) / 2;
+  const centre = bandCentre(config.band);
   const pairs: PairEvidenceRecord[] = [...archive.pairs.values()]
     .sort((a, b) => a.pairId.localeCompare(b.pairId))
     .map((p) => {

@@ -83,7 +83,6 @@ export function selectByEvidence(archive: Archive, model: FrontierModel, minArch
   return changes;
 }
 
-
 /**
  * Keeps the archive within `maxArchive` active pairs by retiring the played pairs the fitted model places furthest
  * from the band's centre; a child not yet played keeps its place until its first measurement. The fit pools a pair's

@@ -10,6 +10,9 @@ export function bandPlateau(p: number, band: RunConfig['band']): number {
   return Math.max(0, 1 - dist / band.ramp);
 }
 
+/** The band's centre: what steering aims a child at, and the point the archive cap measures distance from. */
+export const bandCentre = (band: { low: number; high: number }): number => (band.low + band.high) / 2;
+
 export function inBand(p: number, band: RunConfig['band']): boolean {
   return p >= band.low && p <= band.high;
 }

@@ -1,3 +1,4 @@
+import { bandCentre } from './band.js';
 import { hashString } from '../ports/rng.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
 import { betaBinomialRange, binomialCdf, logit, wilsonInterval } from './distributions.js';
@@ -51,7 +52,7 @@ export function evalPair(input: EvalPairInput, band: { low: number; high: number
 }
 
 export function evalSummary(pairs: EvalPair[], band: { low: number; high: number }): EvalResult['summary'] {
-  const centre = (band.low + band.high) / 2;
+  const centre = bandCentre(band);
   const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
   const onRunScale = pairs.map((p) => p.runScaleDifficulty).filter((x): x is number => x !== null);
   return {
