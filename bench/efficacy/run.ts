@@ -26,6 +26,7 @@ import { join, resolve } from 'node:path';
 import type { EvalResult, GenerationMetrics } from '../../src/core/metrics/metricsSchema.js';
 import { agentGain, risingSteps } from '../../src/core/metrics/agentGain.js';
 import { meanWithInterval } from '../../src/core/metrics/summaries.js';
+import type { PredictionCheck } from '../../src/core/metrics/predictionCheck.js';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
@@ -97,6 +98,9 @@ interface SeedFigures {
   trueSpread: number;
   /** The in-band share another draw of 20 plays would read on average (eval's empirical-Bayes figure). */
   inBandExpected: number;
+  /** Whether the run's fitted model and its pooled evidence foretold the fresh plays (eval's checks), else null. */
+  modelCheck: PredictionCheck | null;
+  evidenceCheck: PredictionCheck | null;
   archive: number;
   v1Archive: number;
   inBand: number;
@@ -165,6 +169,8 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     archive: short.summary.pairs,
     trueSpread: short.summary.trueSpread ?? Number.NaN,
     inBandExpected: short.summary.inBandExpected ?? Number.NaN,
+    modelCheck: short.summary.modelCheck ?? null,
+    evidenceCheck: short.summary.evidenceCheck ?? null,
     v1Archive: v1ArchiveSize[seed] ?? Number.NaN,
     inBand: short.summary.inBandShare,
     meanAbs: short.summary.meanAbsDistance,
@@ -193,6 +199,7 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
 const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '—');
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const signed = (x: number, digits: number): string => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(digits)}` : '—');
 
 /** The agent's table: gain on the frozen test set, promotions, and the archive's measured difficulty over the run. */
@@ -217,7 +224,6 @@ async function main(): Promise<void> {
     return r;
   })));
 
-  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   console.log(`# bench:efficacy — demo config, seeds ${seeds.join(', ')}, ${generations} generations, ${jobs} at once, ${agentOnly ? 'agent only (no eval)' : 'eval n = 20 fresh plays per pair'} (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
   if (agentOnly) return printAgentOnly(rows);
   console.log('');
@@ -237,6 +243,7 @@ async function main(): Promise<void> {
   const band = meanWithInterval(rows.map((r) => r.inBand));
   const bandCi = band.n >= 2 ? ` [95 % t interval over seeds ${pct(band.ci[0])}–${pct(band.ci[1])}]` : '';
   console.log(`means: in band by eval ${pct(mean(rows.map((r) => r.inBand)))}${bandCi} (target >= 60 %, version 1: 30 %); another draw would read ${pct(mean(rows.map((r) => r.inBandExpected)))} on average (pairs shrunk to their archive's spread) · mean abs(p - 0.5) ${f2(mean(rows.map((r) => r.meanAbs)))} (version 1: 0.27) · archive ${mean(rows.map((r) => r.archive)).toFixed(1)} (version 1: ${mean(rows.map((r) => r.v1Archive)).toFixed(1)}) · true spread of pairs' success ${f2(mean(rows.map((r) => r.trueSpread)))} (sd, eval's binomial noise removed; 60 % at n = 20 needs about 0.09 or less)`);
+  console.log(predictionSummary(rows));
   console.log(`held-out agent success: initial ${pct(mean(rows.map((r) => r.initial)))}, final ${pct(mean(rows.map((r) => r.final)))}, final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)} (without a paired comparison: ${rows.reduce((s, r) => s + r.unmeasuredPromotions, 0)})`);
   console.log(`measured difficulty rising (gen mean above the previous by more than its se): gens 0-${shortAt} ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps; whole run ${rows.reduce((s, r) => s + r.risingRun.rising, 0)} of ${rows.reduce((s, r) => s + r.risingRun.steps, 0)} steps; agent ability ${f2(mean(rows.map((r) => r.ability[0])))} → ${f2(mean(rows.map((r) => r.ability[1])))} (seed mean, logit scale)`);
   console.log(effect ? `evolved users vs parent (parent - child success, fresh ids), pooled over the seeds' users: ${effect.mean.toFixed(3)} ${effect.n >= 2 ? `[${effect.ci[0].toFixed(3)}, ${effect.ci[1].toFixed(3)}]` : '(no interval from one user)'} over ${effect.n} users; outside realism bounds: ${rows.reduce((s, r) => s + r.realismOutside, 0)}` : 'evolved users: none in the final archives');
@@ -244,6 +251,17 @@ async function main(): Promise<void> {
   console.log(cpu.length ? `run cost (CLI + its bwrap sandboxes, ${generations} generations): ${cpu.map((r) => `seed ${r.seed} ${r.runCpuSec!.toFixed(0)} s CPU, ${r.runWallSec!.toFixed(0)} s wall at load ${r.loadAtRun.toFixed(1)}`).join('; ')} (the demo's budget: 2 min on 2 cores)` : 'run cost: every run was made by an earlier bench (--keep), not timed');
   console.log(JSON.stringify({ bench: 'efficacy', seeds, generations, rows, userEffect: effect, load: loadavg() }));
   if (!keep) rmSync(work, { recursive: true, force: true });
+}
+
+/** What the loop selected on against the fresh plays, seed mean: a rule whose inputs know nothing cannot select. */
+function predictionSummary(rows: SeedFigures[]): string {
+  const of = (what: string, checks: (PredictionCheck | null)[]): string => {
+    const c = checks.filter((x): x is PredictionCheck => x !== null);
+    if (c.length === 0) return `${what}: not in these evals`;
+    const slopes = c.flatMap((x) => (x.slope === null ? [] : [x.slope]));
+    return `${what} off by ${f2(mean(c.map((x) => x.rmsError)))} rms, slope ${slopes.length ? f2(mean(slopes)) : '—'}`;
+  };
+  return `did the run foresee the fresh plays (seed means; 1 = calibrated, 0 = no information; knowing only the mean is off by the true spread): ${of('fitted model', rows.map((r) => r.modelCheck))} · ${of('pooled evidence', rows.map((r) => r.evidenceCheck))}`;
 }
 
 /**
@@ -263,7 +281,6 @@ function printUserTable(rows: SeedFigures[]): void {
 
 /** --agent-only: the agent's table and its means (no eval was played). */
 function printAgentOnly(rows: SeedFigures[]): void {
-  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   printAgentTable(rows);
   console.log('');
   console.log(`held-out agent success: initial ${pct(mean(rows.map((r) => r.initial)))}, final ${pct(mean(rows.map((r) => r.final)))}, final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)} (without a paired comparison: ${rows.reduce((s, r) => s + r.unmeasuredPromotions, 0)})`);

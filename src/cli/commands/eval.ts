@@ -128,6 +128,19 @@ export function evalSummaryLine(r: EvalResult): string {
   return parts.join(' · ');
 }
 
+/**
+ * Whether what the run selected on foretold the fresh plays: a selection rule whose inputs carry no information
+ * cannot keep an archive in band however it ranks (ARCHITECTURE.md, "Metric definitions").
+ */
+export function predictionLines(r: EvalResult): string[] {
+  const line = (what: string, c: NonNullable<EvalResult['summary']['modelCheck']>): string =>
+    `${what}: off by ${c.rmsError.toFixed(2)} rms (noise removed${typeof r.summary.trueSpread === 'number' ? `; knowing only the mean: ${r.summary.trueSpread.toFixed(2)}` : ''}), bias ${c.bias >= 0 ? '+' : '−'}${Math.abs(c.bias).toFixed(2)}, slope ${c.slope === null ? '—' : c.slope.toFixed(2)} (1 calibrated, 0 no information) over ${c.pairs} pairs`;
+  const lines: string[] = [];
+  if (r.summary.modelCheck) lines.push(line("the run's fitted model", r.summary.modelCheck));
+  if (r.summary.evidenceCheck) lines.push(line("the run's pooled evidence", r.summary.evidenceCheck));
+  return lines;
+}
+
 /** The table people read: one line per pair, then the archive as a whole and the user effect. */
 export function formatEval(r: EvalResult, dir: string): string {
   const lines = [
@@ -138,6 +151,7 @@ export function formatEval(r: EvalResult, dir: string): string {
     ...r.pairs.map((p) => `| ${p.pairId} | ${p.envId} | ${p.userId} | ${pct(p.success)} | ${pct(p.ci[0])}–${pct(p.ci[1])} | ${p.inBand ? 'yes' : 'no'} | ${(p.runScaleDifficulty ?? p.difficulty).toFixed(2)} |`),
     '',
     evalSummaryLine(r),
+    ...predictionLines(r),
     `rollout ids ${r.rolloutIds.prefix}* checked against ${r.rolloutIds.checkedAgainst} ids of the run: no overlap`,
   ];
   if (r.userEffect?.mean) {

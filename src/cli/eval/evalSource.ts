@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import type { ArchiveSnapshot } from '../../core/evolution/archive.js';
+import { Archive, type ArchiveSnapshot } from '../../core/evolution/archive.js';
+import { buildFrontierModel } from '../../core/evolution/frontierModel.js';
 import { snapshotPath } from '../../core/evolution/controller.js';
 import { parseGenerationMetrics } from '../../core/metrics/metricsSchema.js';
 import { agentConfigSchema, type AgentConfig } from '../../core/spec/agent.js';
@@ -35,6 +36,8 @@ export interface EvalSource {
   agentFrom: string;
   /** The agent's ability on the run's scale, when the eval plays the agent the run last measured. */
   agentAbility: number | null;
+  /** What the run's model believed of each pair (by pair id) for the agent played, when the run fitted that agent. */
+  beliefs: Map<string, { predicted: number; posteriorMean: number }> | null;
   /** Every rollout id the run used (empty for specs). */
   runIds: Set<string>;
   /** Users of the run, for the parents of evolved users. */
@@ -80,8 +83,25 @@ export function runSource(dir: string, agentFlag: string | undefined, generation
     kind: 'run', name: index.manifest.name, runDir: dir, runId: index.manifest.runId, generation: last, paths: [dir],
     config: index.manifest.config, pairs, agent, agentFrom,
     agentAbility: ability && ability.id === agent.id ? ability.ability : null,
+    beliefs: runBeliefs(snap, env, user, agent.id, index.manifest.config.band),
     runIds: runRolloutIds(dir, index.rollouts.keys()), users, envs,
   };
+}
+
+/**
+ * The run's fitted model at the snapshot, rebuilt from the snapshot's ledger exactly as the controller builds it, and
+ * each active pair's prediction and posterior for the agent played; null for an agent the run never played.
+ */
+function runBeliefs(snap: ArchiveSnapshot, env: (id: string) => EnvironmentSpec, user: (id: string) => UserProfile, agentId: string, band: RunConfig['band']): EvalSource['beliefs'] {
+  const archive = Archive.restore(snap, env, user);
+  const model = buildFrontierModel(archive, agentId, band);
+  if (!model.fit.agents.has(agentId)) return null;
+  const beliefs = new Map<string, { predicted: number; posteriorMean: number }>();
+  for (const p of archive.pairs.values()) {
+    if (p.retired || p.quarantined) continue;
+    beliefs.set(p.pairId, { predicted: model.fit.predict(agentId, p.envId, p.userId), posteriorMean: model.posterior.get(p.pairId)!.mean });
+  }
+  return beliefs;
 }
 
 /** Every rollout id a run used: finished rollouts and the measurement plays listed in artifacts/ids/. */
@@ -102,7 +122,7 @@ export function specSource(paths: string[], userPaths: string[] | undefined, age
   const agent = agentFlag ? agentFile(agentFlag) : agentConfigSchema.parse({ apiVersion: specApiVersion, kind: 'Agent', id: 'default-agent' });
   return {
     kind: 'specs', name: 'specs', runDir: null, runId: null, generation: null, paths, config, pairs, agent, agentFrom: agentFlag ?? 'default genes',
-    agentAbility: null, runIds: new Set(), users: new Map(users.map((u) => [u.id, u])), envs: new Map(envs.map((e) => [e.id, e])),
+    agentAbility: null, beliefs: null, runIds: new Set(), users: new Map(users.map((u) => [u.id, u])), envs: new Map(envs.map((e) => [e.id, e])),
   };
 }
 

@@ -74,7 +74,7 @@ export async function playEval(source: EvalSource, writer: RunWriter, backend: S
   const byGroup = new Map<string, RolloutRecord[]>();
   planned.forEach((p, i) => byGroup.set(p.group, [...(byGroup.get(p.group) ?? []), records[i]!]));
 
-  const pairs = source.pairs.map((p) => evalPair({ pairId: p.pairId, envId: p.env.id, userId: p.user.id, family: p.env.family, records: byGroup.get(p.pairId) ?? [] }, source.config.band, source.agentAbility));
+  const pairs = source.pairs.map((p) => evalPair({ pairId: p.pairId, envId: p.env.id, userId: p.user.id, family: p.env.family, records: byGroup.get(p.pairId) ?? [], belief: source.beliefs?.get(p.pairId) ?? null }, source.config.band, source.agentAbility));
   const users = evolved.map(({ user, parent }) => {
     const child = byGroup.get(`ueff|${user.id}|${user.id}`) ?? [];
     const par = byGroup.get(`ueff|${user.id}|${parent.id}`) ?? [];

@@ -3,6 +3,7 @@ import { hashString } from '../ports/rng.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
 import { betaBinomialRange, binomialCdf, logit, wilsonInterval } from './distributions.js';
 import { evalResultVersion, type EvalPair, type EvalResult } from './metricsSchema.js';
+import { predictionCheck } from './predictionCheck.js';
 import { meanSpread } from './summaries.js';
 
 /** The rule of `coevolve eval`: at least this many fresh plays per pair (ARCHITECTURE.md, "Measurement rules"). */
@@ -32,6 +33,8 @@ export interface EvalPairInput {
   userId: string;
   family: string;
   records: RolloutRecord[];
+  /** What the run believed of the pair for this agent, when the eval plays an agent the run fitted. */
+  belief?: { predicted: number; posteriorMean: number } | null;
 }
 
 /** One pair's figures from its plays: success with its Wilson interval, in band by the point estimate, difficulty. */
@@ -47,6 +50,8 @@ export function evalPair(input: EvalPairInput, band: { low: number; high: number
     inBand: plays > 0 && success >= band.low && success <= band.high,
     difficulty,
     runScaleDifficulty: agentAbility === null ? null : agentAbility + difficulty,
+    predicted: input.belief?.predicted ?? null,
+    posteriorMean: input.belief?.posteriorMean ?? null,
     errors: input.records.length - plays,
   };
 }
@@ -65,6 +70,8 @@ export function evalSummary(pairs: EvalPair[], band: { low: number; high: number
     inBandRedrawSd: inBandRedrawSd(pairs, band),
     trueSpread: trueSpread(pairs),
     inBandExpected: inBandExpected(pairs, band),
+    modelCheck: predictionCheck(pairs),
+    evidenceCheck: predictionCheck(pairs.map((p) => ({ ...p, predicted: p.posteriorMean }))),
   };
 }
 

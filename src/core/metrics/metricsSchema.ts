@@ -337,6 +337,16 @@ export function parseGenerationMetrics(raw: unknown, where = 'generation metrics
 
 // ---------------------------------------------------------------- coevolve eval
 
+const predictionCheckSchema = z
+  .object({
+    pairs: count,
+    bias: z.number().describe('Mean (fresh success - prediction).'),
+    rmsError: z.number().min(0).describe('Root mean square of (true success - prediction): the mean square error less the binomial noise of the fresh estimates.'),
+    slope: z.number().nullable().describe('Least-squares slope of fresh success on the prediction: 1 calibrated, below 1 overconfident, 0 uninformative.'),
+  })
+  .nullable()
+  .optional();
+
 export const evalPairSchema = proportionSchema
   .extend({
     pairId: z.string(),
@@ -346,6 +356,14 @@ export const evalPairSchema = proportionSchema
     inBand: z.boolean().describe('The point estimate success lies in [band.low, band.high].'),
     difficulty: z.number().describe('Measured difficulty relative to the agent: -logit((successes + 0.5) / (plays + 1)).'),
     runScaleDifficulty: z.number().nullable().describe('On the run\'s scale (agent ability + relative difficulty), when evaluating a run.'),
+    predicted: share
+      .nullable()
+      .optional()
+      .describe("The run's fitted model's P(success) for this agent and pair at the evaluated generation: what the loop selected on (null when the agent is not one the run fitted; absent in results written before it)."),
+    posteriorMean: share
+      .nullable()
+      .optional()
+      .describe("The mean of the pair's pooled-evidence posterior in the run (the model's prediction plus the pair's own plays): what the run's archive in-band share counts (null or absent as for predicted)."),
     errors: count.describe('Plays lost to infrastructure errors (not counted).'),
   })
   .describe('One pair played n times on fresh rollout ids.');
@@ -388,6 +406,8 @@ export const evalResultSchema = z
           .nullable()
           .optional()
           .describe('The in-band share another draw of the same plays per pair would read on average: each pair shrunk toward the mean with a beta prior of the pairs\' mean success and true spread, then the beta-binomial chance that its next plays land in the band (null with fewer than two pairs; absent in results written before it).'),
+        modelCheck: predictionCheckSchema.describe("How well the run's fitted model's predictions foretold the fresh plays (null without predictions; absent in results written before it)."),
+        evidenceCheck: predictionCheckSchema.describe("The same for the pairs' pooled-evidence posterior means."),
       })
       .describe('The archive as a whole.'),
     userEffect: z

@@ -60,6 +60,14 @@ describe('coevolve eval: evolved users against their parents (end to end)', func
     assert.equal(users.some((u) => u.userId === parentId), false);
   });
 
+  it("carries what the run's model believed of each pair for its final agent, and checks it against the fresh plays", () => {
+    for (const p of result.pairs) {
+      assert.ok(typeof p.predicted === 'number' && p.predicted > 0 && p.predicted < 1, `${p.pairId} predicted ${p.predicted}`);
+      assert.ok(typeof p.posteriorMean === 'number' && p.posteriorMean > 0 && p.posteriorMean < 1, `${p.pairId} posterior ${p.posteriorMean}`);
+    }
+    assert.equal(result.summary.modelCheck!.pairs, result.pairs.length);
+    assert.equal(result.summary.evidenceCheck!.pairs, result.pairs.length);
+  });
   it('pairs child and parent on the same rollout ids: a child that behaves like its parent differs on no play', () => {
     const twin = result.userEffect!.users.find((u) => u.userId === twinId)!;
     assert.equal(twin.vsParent.mean, 0);

@@ -31,6 +31,17 @@ describe('coevolve eval output', () => {
     assert.equal(typeof r.summary.inBandExpected, 'number');
     assert.ok(text.includes(`another draw would read ${Math.round(r.summary.inBandExpected! * 100)}% on average`), text);
   });
+  it("prints whether the run's model and pooled evidence foretold the fresh plays, and nothing without them", () => {
+    const beliefs = [0.5, 0.45, 0.8, 0.1];
+    const pairs = [9, 10, 14, 3].map((s, i) => evalPair({ pairId: `p${i}`, envId: `e${i}`, userId: 'u', family: 'log-triage', records: plays(s, 20), belief: { predicted: beliefs[i]!, posteriorMean: 0.5 } }, band, null));
+    const summary = evalSummary(pairs, band);
+    assert.equal(summary.modelCheck!.pairs, 4);
+    assert.equal(summary.evidenceCheck!.slope, null, 'every posterior mean is 0.5');
+    const text = formatEval(evalResultSchema.parse({ ...result(3), pairs, summary }), '/out');
+    assert.match(text, /the run's fitted model: off by \d\.\d\d rms \(noise removed; knowing only the mean: \d\.\d\d\), bias [+−]\d\.\d\d, slope \d\.\d\d \(1 calibrated, 0 no information\) over 4 pairs/);
+    assert.match(text, /the run's pooled evidence: .* slope — /);
+    assert.doesNotMatch(formatEval(result(3), '/out'), /fitted model/);
+  });
   it('gives no interval over users from one user, and reads results written before the sd', () => {
     const r = result(1);
     assert.match(formatEval(r, '/out'), /0\.250 from one user \(no interval over users\)/);
