@@ -23,10 +23,9 @@ import pLimit from 'p-limit';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { EvalResult, GenerationMetrics } from '../../src/core/metrics/metricsSchema.js';
+import type { EvalResult, GenerationMetrics, PredictionCheck } from '../../src/core/metrics/metricsSchema.js';
 import { agentGain, risingSteps } from '../../src/core/metrics/agentGain.js';
 import { meanWithInterval } from '../../src/core/metrics/summaries.js';
-import type { PredictionCheck } from '../../src/core/metrics/predictionCheck.js';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);

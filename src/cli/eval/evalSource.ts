@@ -89,8 +89,9 @@ export function runSource(dir: string, agentFlag: string | undefined, generation
 }
 
 /**
- * The run's fitted model at the snapshot, rebuilt from the snapshot's ledger exactly as the controller builds it, and
- * each active pair's prediction and posterior for the agent played; null for an agent the run never played.
+ * The run's fitted model at the snapshot (the controller's builder on the snapshot's ledger, which also holds the
+ * generation's agent-race plays recorded after selection), and each active pair's prediction and posterior for the
+ * agent played; null for an agent the run never fitted.
  */
 function runBeliefs(snap: ArchiveSnapshot, env: (id: string) => EnvironmentSpec, user: (id: string) => UserProfile, agentId: string, band: RunConfig['band']): EvalSource['beliefs'] {
   const archive = Archive.restore(snap, env, user);

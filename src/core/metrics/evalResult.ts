@@ -4,7 +4,7 @@ import type { RolloutRecord } from '../rollout/trajectory.js';
 import { betaBinomialRange, binomialCdf, logit, wilsonInterval } from './distributions.js';
 import { evalResultVersion, type EvalPair, type EvalResult } from './metricsSchema.js';
 import { predictionCheck } from './predictionCheck.js';
-import { meanSpread } from './summaries.js';
+import { binomialNoise, meanSpread } from './summaries.js';
 
 /** The rule of `coevolve eval`: at least this many fresh plays per pair (ARCHITECTURE.md, "Measurement rules"). */
 export const minEvalPlays = 20;
@@ -86,7 +86,7 @@ export function trueSpread(pairs: Pick<EvalPair, 'plays' | 'success'>[]): number
   if (played.length < 2) return null;
   const m = played.reduce((t, p) => t + p.success, 0) / played.length;
   const observed = played.reduce((t, p) => t + (p.success - m) ** 2, 0) / (played.length - 1);
-  const noise = played.reduce((t, p) => t + (p.success * (1 - p.success)) / (p.plays - 1), 0) / played.length;
+  const noise = binomialNoise(played);
   return Math.sqrt(Math.max(0, observed - noise));
 }
 

@@ -337,15 +337,13 @@ export function parseGenerationMetrics(raw: unknown, where = 'generation metrics
 
 // ---------------------------------------------------------------- coevolve eval
 
-const predictionCheckSchema = z
-  .object({
-    pairs: count,
-    bias: z.number().describe('Mean (fresh success - prediction).'),
-    rmsError: z.number().min(0).describe('Root mean square of (true success - prediction): the mean square error less the binomial noise of the fresh estimates.'),
-    slope: z.number().nullable().describe('Least-squares slope of fresh success on the prediction: 1 calibrated, below 1 overconfident, 0 uninformative.'),
-  })
-  .nullable()
-  .optional();
+export const predictionCheckSchema = z.object({
+  pairs: count.describe('Pairs with a prediction and at least two fresh plays.'),
+  bias: z.number().describe('Mean (fresh success - prediction): + when the pairs turned out easier than predicted.'),
+  rmsError: z.number().min(0).describe('Root mean square of (true success - prediction): the mean square error less the binomial noise of the fresh estimates; equal to the true spread for a prediction that knows only the mean.'),
+  slope: z.number().nullable().describe('Least-squares slope of fresh success on the prediction: 1 calibrated, below 1 overconfident, 0 uninformative; null when every prediction is the same.'),
+});
+export type PredictionCheck = z.infer<typeof predictionCheckSchema>;
 
 export const evalPairSchema = proportionSchema
   .extend({
@@ -406,8 +404,8 @@ export const evalResultSchema = z
           .nullable()
           .optional()
           .describe('The in-band share another draw of the same plays per pair would read on average: each pair shrunk toward the mean with a beta prior of the pairs\' mean success and true spread, then the beta-binomial chance that its next plays land in the band (null with fewer than two pairs; absent in results written before it).'),
-        modelCheck: predictionCheckSchema.describe("How well the run's fitted model's predictions foretold the fresh plays (null without predictions; absent in results written before it)."),
-        evidenceCheck: predictionCheckSchema.describe("The same for the pairs' pooled-evidence posterior means."),
+        modelCheck: predictionCheckSchema.nullable().optional().describe("How well the run's fitted model's predictions foretold the fresh plays (null without predictions; absent in results written before it)."),
+        evidenceCheck: predictionCheckSchema.nullable().optional().describe("The same for the pairs' pooled-evidence posterior means."),
       })
       .describe('The archive as a whole.'),
     userEffect: z

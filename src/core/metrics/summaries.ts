@@ -20,3 +20,11 @@ export function meanWithInterval(diffs: number[]): { n: number; mean: number; ci
 }
 
 export const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+/**
+ * The binomial part of the variance of success estimates from n plays each, mean(p^(1 - p^) / (n - 1)) (unbiased):
+ * what an observed spread or squared error over pairs is to be reduced by. Every pair needs at least two plays.
+ */
+export function binomialNoise(pairs: { plays: number; success: number }[]): number {
+  return pairs.reduce((t, p) => t + (p.success * (1 - p.success)) / (p.plays - 1), 0) / pairs.length;
+}
