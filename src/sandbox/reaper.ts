@@ -7,11 +7,12 @@ import { DockerBackend } from './docker/dockerBackend.js';
 import { ownerIsAlive, pidIsAlive } from './docker/labels.js';
 import { removeDir, workspacePrefix } from './local/workspaceDir.js';
 import { unmountUnder } from './bwrap/tmpfsMounts.js';
+import { spawnerPrefix } from './bwrap/spawner.js';
 
 export interface ReapReport {
   containers: number;
   volumes: number;
-  /** Local sandbox folders (bwrap, process) of dead owners. */
+  /** Local sandbox folders (bwrap, process) and bwrap spawner socket folders of dead owners. */
   folders: number;
   cgroups: number;
   /** Docker hosts that could not be reached, with why; nothing was removed there. */
@@ -45,8 +46,10 @@ export async function reapStale(options: ReapOptions = {}): Promise<ReapReport> 
     }
   }
   for (const entry of await readdir(tmpdir()).catch(() => [] as string[])) {
-    if (!entry.startsWith(workspacePrefix)) continue;
-    const pid = Number(entry.slice(workspacePrefix.length).split('-')[0]);
+    // Sandbox folders, and the bwrap spawner's socket folder (a run killed with -9 cannot remove its own).
+    const prefix = [workspacePrefix, spawnerPrefix].find((p) => entry.startsWith(p));
+    if (!prefix) continue;
+    const pid = Number(entry.slice(prefix.length).split('-')[0]);
     if (!Number.isInteger(pid) || pidIsAlive(pid)) continue;
     // A bwrap sandbox's folders are tmpfs mounts when its run was root: unmount first, or rmdir fails with EBUSY.
     unmountUnder(join(tmpdir(), entry));

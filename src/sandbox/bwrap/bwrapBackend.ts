@@ -280,7 +280,7 @@ export class BwrapSandbox implements Sandbox, ByteExec {
 
   /** The host pid of the namespace set's outermost process (prlimit/bwrap), while the channel runs. */
   get channelPid(): number | undefined {
-    return this.channel?.child.pid;
+    return this.channel?.pid;
   }
 
   /**

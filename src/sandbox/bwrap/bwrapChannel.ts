@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
 import { verifierPaths } from '../../core/ports/sandbox.js';
 import { ChannelClient } from '../channel/client.js';
 import type { SandboxChannels } from '../channel/channelExec.js';
+import { sharedSpawner, type SpawnedSandbox } from './spawner.js';
 
 /** Where the supervisor is bound (read-only) inside the sandbox's namespaces. */
 export const bwrapChannelPath = '/run/coevolve/channel';
@@ -12,7 +10,8 @@ const helloTimeoutMs = 30_000;
 
 export interface BwrapChannelProcess {
   channels: SandboxChannels;
-  child: ChildProcess;
+  /** Host pid of the namespace set's outermost process (bwrap, exec'd by the launcher). */
+  pid: number;
   /** Closes both channels and ends the namespace set; resolves when bwrap has exited. */
   stop(): Promise<void>;
 }
@@ -43,39 +42,41 @@ export function channelBwrapArgs(base: { rootArgs: string[]; binds: string[]; wo
 }
 
 /**
- * Starts the namespace set with its supervisor (`argv`: rlimits, cgroup join and bwrap around it) and connects both
- * channels: the agent's over stdin/stdout, root's over fds 3 and 4 (the supervisor forks a second process for it).
+ * Starts the namespace set with its supervisor (`argv`: the channel binary's `--launch` with rlimits, cgroup joins and
+ * bwrap around it) from the shared spawner (spawner.ts: the host process never forks itself), and connects both
+ * channels: the agent's over fds 0 and 1, root's over fds 3 and 4 (the supervisor forks a second process for it).
  */
 export async function startBwrapChannels(argv: string[], cwd: string, name: string, hooks: { onDead?: (reason: string) => void; onStuck?: () => void } = {}): Promise<BwrapChannelProcess> {
-  const [file, ...args] = argv as [string, ...string[]];
-  const child = spawn(file, args, { cwd, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
-  let diagnostics = '';
-  child.stderr!.on('data', (c: Buffer) => (diagnostics = (diagnostics + c.toString()).slice(-2000)));
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  child.once('error', (err) => (diagnostics += `\n${err.message}`));
-  const toRoot = child.stdio[3] as Writable;
-  const fromRoot = child.stdio[4] as Readable;
-  for (const s of [child.stdin!, toRoot]) s.on('error', () => undefined);
-  const agent = new ChannelClient(child.stdout!, child.stdin!, { name: `${name} (agent channel)`, ...hooks });
-  const root = new ChannelClient(fromRoot, toRoot, { name: `${name} (root channel)`, ...hooks });
+  const [binary, mode, ...launchArgs] = argv;
+  if (!binary || mode !== '--launch') throw new Error(`a bwrap sandbox starts through the channel binary's launcher, not ${argv.slice(0, 2).join(' ')}`);
+  const spawner = await sharedSpawner(binary);
+  let started: SpawnedSandbox;
+  try {
+    started = await spawner.spawn(launchArgs, cwd);
+  } catch (err) {
+    throw new Error(`the command channel could not start in the bwrap sandbox (${(err as Error).message})`);
+  }
+  const agent = new ChannelClient(started.agent, started.agent, { name: `${name} (agent channel)`, ...hooks });
+  const root = new ChannelClient(started.root, started.root, { name: `${name} (root channel)`, ...hooks });
   const stop = async (): Promise<void> => {
     agent.close();
     root.close();
-    child.kill('SIGKILL');
-    await exited;
+    started.kill();
+    await started.exited;
+    for (const s of [started.agent, started.root]) s.destroy();
   };
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
       Promise.all([agent.hello, root.hello]),
-      exited.then(() => Promise.reject(new Error('it exited'))),
+      started.exited.then(() => Promise.reject(new Error('it exited'))),
       new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${helloTimeoutMs} ms`)), helloTimeoutMs))),
     ]);
   } catch (err) {
     await stop();
-    throw new Error(`the command channel could not start in the bwrap sandbox (${(err as Error).message}): ${diagnostics.trim().slice(0, 500)}`);
+    throw new Error(`the command channel could not start in the bwrap sandbox (${(err as Error).message}): ${started.diagnostics().trim().slice(0, 500)}`);
   } finally {
     clearTimeout(timer);
   }
-  return { channels: { agent, root }, child, stop };
+  return { channels: { agent, root }, pid: started.pid, stop };
 }

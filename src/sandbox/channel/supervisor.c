@@ -1538,8 +1538,196 @@ static int launch_main(int argc, char **argv) {
   return 127;
 }
 
+/* ------------------------------------------------------------------------------------------------------------ */
+/* spawner: starts bwrap sandboxes for the host process, so the host never forks itself */
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+/*
+ * --spawner: a long-lived helper of the host (bwrap/spawner.ts). Node's spawn forks the whole host process, whose
+ * page tables are those of a large JIT-compiled heap, twice per rollout; on the development VM that was about a tenth
+ * of a run's CPU. This small static process forks instead. Requests on fd 0, replies on fd 1, each a frame
+ * [u32 payload length][u32 id][u8 op][payload]:
+ *   host -> spawner   'S' start: NUL-terminated strings: socket path, token, cwd, PATH, then --launch's arguments
+ *                     'K' kill: SIGKILL to the process started by request `id` (nothing if it already ended)
+ *   spawner -> host   'P' started: i32 pid, u8 1 when it connected | 'F' could not fork: message | 'X' ended: i32 status (128 + signal)
+ * The started process connects to the host's socket three times (token + 'a' becomes fds 0 and 1, 'r' fds 3 and 4,
+ * 'e' fd 2), keeps nothing else of ours, then does what --launch does. EOF on fd 0, or the host's death, ends every
+ * process it started, then itself.
+ */
+#define SPAWN_MAX_FRAME (1u << 20)
+#define SPAWN_TOKEN 32
+
+typedef struct { uint32_t id; pid_t pid; } spawned_t;
+static spawned_t *g_spawned;
+static size_t g_nspawned, g_capspawned;
+static pid_t g_spawner_pid;
+static int g_ready_fd = -1;
+
+static int read_full(int fd, uint8_t *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    got += (size_t)r;
+  }
+  return 0;
+}
+
+static void write_full(int fd, const uint8_t *buf, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, buf, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) _exit(0); /* the host is gone: nothing left to serve */
+    buf += w;
+    n -= (size_t)w;
+  }
+}
+
+static void spawner_reply(uint32_t id, uint8_t op, const void *payload, uint32_t len) {
+  uint8_t head[9];
+  put32(head, len);
+  put32(head + 4, id);
+  head[8] = op;
+  uint8_t *frame = xmalloc(9 + len);
+  memcpy(frame, head, 9);
+  if (len) memcpy(frame + 9, payload, len);
+  write_full(1, frame, 9 + len);
+  free(frame);
+}
+
+/* One connection to the host's socket, announced by the request's token and the fd group it becomes. */
+static int connect_host(const char *path, const char *token, char tag) {
+  struct sockaddr_un a;
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  if (strlen(path) >= sizeof a.sun_path) { errno = ENAMETOOLONG; return -1; }
+  strcpy(a.sun_path, path);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) { int e = errno; close(fd); errno = e; return -1; }
+  uint8_t hello[SPAWN_TOKEN + 1];
+  memcpy(hello, token, SPAWN_TOKEN);
+  hello[SPAWN_TOKEN] = (uint8_t)tag;
+  if (write(fd, hello, sizeof hello) != (ssize_t)sizeof hello) { int e = errno; close(fd); errno = e; return -1; }
+  return fd;
+}
+
+/* In the started process: fds from the host's socket, then --launch (rlimits, cgroups, exec bwrap). Never returns. */
+static void spawned_main(char **s, int n) {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  signal(SIGPIPE, SIG_DFL);
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (getppid() != g_spawner_pid) _exit(127);
+  static const char tags[3] = { 'a', 'r', 'e' };
+  int fds[3];
+  for (int i = 0; i < 3; i++) {
+    int c = connect_host(s[0], s[1], tags[i]);
+    if (c < 0) { dprintf(2, "coevolve-channel --spawner: cannot connect to the host: %s\n", strerror(errno)); _exit(127); }
+    fds[i] = fcntl(c, F_DUPFD_CLOEXEC, 100);
+    if (fds[i] < 0) _exit(127);
+    close(c);
+  }
+  (void)!write(g_ready_fd, "c", 1);
+  if (dup2(fds[0], 0) < 0 || dup2(fds[0], 1) < 0 || dup2(fds[2], 2) < 0 || dup2(fds[1], 3) < 0 || dup2(fds[1], 4) < 0) _exit(127);
+  close_range(5, ~0u, 0);
+  if (chdir(s[2]) != 0) { dprintf(2, "coevolve-channel --spawner: cannot change to %s: %s\n", s[2], strerror(errno)); _exit(127); }
+  clearenv();
+  setenv("PATH", s[3], 1);
+  _exit(launch_main(n - 4, s + 4));
+}
+
+static void spawner_start(uint32_t id, uint8_t *payload, uint32_t len) {
+  /* Split the payload into its NUL-terminated strings, NULL-terminated for exec. */
+  int n = 0;
+  for (uint32_t i = 0; i < len; i++) if (payload[i] == 0) n++;
+  if (len == 0 || payload[len - 1] != 0 || n < 5) { static const char m[] = "malformed start request"; spawner_reply(id, 'F', m, sizeof m - 1); return; }
+  char **s = xmalloc(sizeof(char *) * (size_t)(n + 1));
+  int k = 0;
+  for (uint32_t i = 0; i < len; i++) if (i == 0 || payload[i - 1] == 0) s[k++] = (char *)payload + i;
+  s[n] = NULL;
+  if (strlen(s[1]) != SPAWN_TOKEN) { free(s); static const char m[] = "bad token"; spawner_reply(id, 'F', m, sizeof m - 1); return; }
+  /* The started process says on this pipe when its three connections are made (EOF: it died first), so the host
+   * knows how many to wait for before it takes the process's end as final. */
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) { free(s); char m[200]; int l = snprintf(m, sizeof m, "pipe: %s", strerror(errno)); spawner_reply(id, 'F', m, (uint32_t)l); return; }
+  g_ready_fd = ready[1];
+  pid_t p = fork();
+  if (p == 0) { close(ready[0]); spawned_main(s, n); }
+  free(s);
+  close(ready[1]);
+  uint8_t connected = 0;
+  if (p > 0) while (read(ready[0], &connected, 1) < 0 && errno == EINTR) {}
+  close(ready[0]);
+  if (p < 0) { char m[200]; int l = snprintf(m, sizeof m, "fork: %s", strerror(errno)); spawner_reply(id, 'F', m, (uint32_t)l); return; }
+  if (g_nspawned == g_capspawned) { g_capspawned = g_capspawned ? g_capspawned * 2 : 64; g_spawned = xrealloc(g_spawned, g_capspawned * sizeof *g_spawned); }
+  g_spawned[g_nspawned++] = (spawned_t){ id, p };
+  uint8_t reply[5];
+  put32(reply, (uint32_t)p);
+  reply[4] = connected == 'c';
+  spawner_reply(id, 'P', reply, 5);
+}
+
+static void spawner_reap(void) {
+  int st;
+  pid_t p;
+  while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+    for (size_t i = 0; i < g_nspawned; i++) {
+      if (g_spawned[i].pid != p) continue;
+      uint8_t code[4];
+      put32(code, (uint32_t)encode_status(st));
+      spawner_reply(g_spawned[i].id, 'X', code, 4);
+      g_spawned[i] = g_spawned[--g_nspawned];
+      break;
+    }
+  }
+}
+
+static int spawner_main(void) {
+  g_spawner_pid = getpid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (getppid() == 1) return 0; /* the host died before we could tie ourselves to it */
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &mask, NULL);
+  int sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (sigfd < 0) { dprintf(2, "coevolve-channel --spawner: signalfd: %s\n", strerror(errno)); return 70; }
+  fcntl(0, F_SETFD, FD_CLOEXEC);
+  fcntl(1, F_SETFD, FD_CLOEXEC);
+  for (;;) {
+    struct pollfd p[2] = { { 0, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+    if (poll(p, 2, -1) < 0) { if (errno == EINTR) continue; break; }
+    if (p[1].revents) {
+      struct signalfd_siginfo si;
+      while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {}
+      spawner_reap();
+    }
+    if (!p[0].revents) continue;
+    uint8_t head[9];
+    if (read_full(0, head, 9) != 0) break;
+    uint32_t len = get32(head), id = get32(head + 4);
+    if (len > SPAWN_MAX_FRAME) break;
+    uint8_t *payload = xmalloc(len + 1);
+    if (read_full(0, payload, len) != 0) { free(payload); break; }
+    if (head[8] == 'S') spawner_start(id, payload, len);
+    else if (head[8] == 'K') {
+      for (size_t i = 0; i < g_nspawned; i++) if (g_spawned[i].id == id) kill(g_spawned[i].pid, SIGKILL);
+    }
+    free(payload);
+  }
+  for (size_t i = 0; i < g_nspawned; i++) kill(g_spawned[i].pid, SIGKILL);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--launch")) return launch_main(argc - 2, argv + 2);
+  if (argc > 1 && !strcmp(argv[1], "--spawner")) return spawner_main();
   if (argc > 1 && !strcmp(argv[1], "--scrub")) return scrub_main(argc - 2, argv + 2);
   int close_fd_arg = -1, root_in = -1, root_out = -1;
   for (int i = 1; i < argc; i++) {
