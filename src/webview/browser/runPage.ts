@@ -168,15 +168,31 @@ export class RunPage extends LitElement {
     if (!r) return nothing;
     const pct = (x: number): string => `${Math.round(x * 100)}%`;
     const s = r.summary;
+    const predicted = r.pairs.some((p) => typeof p.predicted === 'number');
     return html`<section id="eval"><h2>Eval: ${r.agent.id} <span class="dim">(${r.agent.from}) · ${r.n} fresh plays per pair · seed ${r.seed}</span></h2>
       <p class="summary-line">${s.pairs} pairs · <b>${pct(s.inBandShare)}</b> in band ${r.band.low}–${r.band.high}${s.inBandRedrawSd !== undefined ? html` <span class="dim" id="eval-redraw">(sd ${Math.round(s.inBandRedrawSd * 100)} points over another draw)</span>` : nothing}${typeof s.inBandExpected === 'number' ? html` · another draw would read <span id="eval-expected">${pct(s.inBandExpected)}</span> on average` : nothing}${typeof s.trueSpread === 'number' ? html` · true success spreads <span id="eval-spread">${s.trueSpread.toFixed(2)}</span> (sd)` : nothing} · mean success ${pct(s.meanSuccess)}
         · mean |success − centre| ${s.meanAbsDistance.toFixed(3)} · relative difficulty ${s.difficulty.mean.toFixed(2)} ± ${s.difficulty.se.toFixed(2)}
         · rollout ids ${r.rolloutIds.prefix}* checked against ${r.rolloutIds.checkedAgainst} of the run: no overlap</p>
-      <table class="grid" id="eval-pairs"><thead><tr><th>environment</th><th>user</th><th>family</th><th class="num">success</th><th class="num">95 % interval</th><th class="num">plays</th><th>in band</th><th class="num">difficulty</th></tr></thead>
+      ${this.predictionView(r)}
+      <table class="grid" id="eval-pairs"><thead><tr><th>environment</th><th>user</th><th>family</th><th class="num">success</th><th class="num">95 % interval</th><th class="num">plays</th><th>in band</th>${predicted ? html`<th class="num" title="the run's fitted model's P(success) for this agent, which the run selected on">run predicted</th>` : nothing}<th class="num">difficulty</th></tr></thead>
       <tbody>${r.pairs.map((p) => html`<tr class="eval-row"><td>${p.envId}</td><td>${p.userId}</td><td>${p.family}</td><td class="num">${p.successes}/${p.plays} (${pct(p.success)})</td>
-        <td class="num">${pct(p.ci[0])}–${pct(p.ci[1])}</td><td class="num">${p.plays}${p.errors ? ` (+${p.errors} errors)` : ''}</td><td>${p.inBand ? 'yes' : 'no'}</td><td class="num">${p.difficulty.toFixed(2)}</td></tr>`)}</tbody></table>
+        <td class="num">${pct(p.ci[0])}–${pct(p.ci[1])}</td><td class="num">${p.plays}${p.errors ? ` (+${p.errors} errors)` : ''}</td><td>${p.inBand ? 'yes' : 'no'}</td>${predicted ? html`<td class="num eval-predicted">${typeof p.predicted === 'number' ? pct(p.predicted) : '—'}</td>` : nothing}<td class="num">${p.difficulty.toFixed(2)}</td></tr>`)}</tbody></table>
       ${r.userEffect?.mean ? html`<p class="summary-line">evolved users vs their parents (parent − child success): ${r.userEffect.mean.mean.toFixed(3)} ${r.userEffect.mean.n >= 2 ? `[${r.userEffect.mean.ci[0].toFixed(3)}, ${r.userEffect.mean.ci[1].toFixed(3)}] over ${r.userEffect.mean.n} users` : 'from one user (no interval over users)'}</p>` : nothing}
     </section>`;
+  }
+
+  /** Whether what the run selected on foretold these fresh plays (summary.modelCheck / evidenceCheck, as eval prints them). */
+  private predictionView(r: NonNullable<EvalView['result']>): TemplateResult | typeof nothing {
+    const s = r.summary;
+    const checks = [
+      { id: 'eval-model', what: "the run's fitted model", check: s.modelCheck },
+      { id: 'eval-evidence', what: "the run's pooled evidence", check: s.evidenceCheck },
+    ].filter((c): c is typeof c & { check: NonNullable<typeof c.check> } => c.check !== undefined && c.check !== null);
+    if (checks.length === 0) return nothing;
+    const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
+    return html`<p class="summary-line" id="eval-prediction">against these plays, what the run selected on:
+      ${checks.map((c, i) => html`${i > 0 ? ' · ' : ''}<span id=${c.id}>${c.what} off by <b>${c.check.rmsError.toFixed(2)}</b> rms${typeof s.trueSpread === 'number' ? ` (knowing only the mean: ${s.trueSpread.toFixed(2)})` : ''}, bias ${signed(c.check.bias)}, slope ${c.check.slope === null ? '—' : c.check.slope.toFixed(2)} over ${c.check.pairs} pairs</span>`)}
+      <span class="dim">(noise of the fresh plays removed; slope 1 is calibrated, below 1 overconfident, 0 no information)</span></p>`;
   }
 
   private searchView(): TemplateResult | typeof nothing {

@@ -332,7 +332,7 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     }
   });
 
-  it('shows a stored eval of the real run with the figures coevolve eval printed: the share, its sd over another draw, what another draw would read, the true spread', async function () {
+  it('shows a stored eval of the real run with the figures coevolve eval printed: the share, its sd over another draw, what another draw would read, the true spread, how far the run\'s model and evidence were off, each pair\'s prediction', async function () {
     // 20 fresh plays of every pair of the demo's archive on bwrap: minutes under load, so the limit is generous.
     this.timeout(900_000);
     const r = await runCliAsync(['eval', join(runs, demoKey()), '--backend', 'bwrap', '--n', '20', '--no-user-effect', '--out', runs]);
@@ -348,6 +348,14 @@ describe('e2e: coevolve view in a browser, live, and as a static bundle', functi
     assert.equal(await page.locator('#eval-redraw').innerText(), `(sd ${printed[3]} points over another draw)`);
     assert.equal(await page.locator('#eval-expected').innerText(), `${printed[4]}%`);
     assert.equal(await page.locator('#eval-spread').innerText(), printed[5]);
+    // What the run selected on, against these plays: the same figures eval printed, and each pair's prediction.
+    const model = /the run's fitted model: off by (\d\.\d\d) rms \(noise removed; knowing only the mean: (\d\.\d\d)\), bias ([+−]\d\.\d\d), slope (\S+) \(1 calibrated, 0 no information\) over (\d+) pairs/.exec(r.stdout);
+    assert.ok(model, `the eval's model line:\n${r.stdout.slice(-1500)}`);
+    assert.equal(await page.locator('#eval-model').innerText(), `the run's fitted model off by ${model[1]} rms (knowing only the mean: ${model[2]}), bias ${model[3]}, slope ${model[4]} over ${model[5]} pairs`);
+    assert.ok(await page.locator('#eval-evidence').isVisible(), "the pooled evidence's line");
+    const stored = JSON.parse(readFileSync(join(runs, evalKey, 'artifacts', 'eval.json'), 'utf8')) as { pairs: { predicted: number | null }[] };
+    const cells = await page.locator('#eval-pairs .eval-predicted').allInnerTexts();
+    assert.deepEqual(cells, stored.pairs.map((p) => (p.predicted === null ? '—' : `${Math.round(p.predicted * 100)}%`)), "each pair's prediction as stored");
     await noViolations('the eval');
     await shot('view-eval');
   });
