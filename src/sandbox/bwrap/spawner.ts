@@ -75,7 +75,9 @@ export class Spawner {
 
   /** Starts the helper and the socket it connects back to (a private folder, removed when this process exits). */
   static async start(binary: string): Promise<Spawner> {
-    const dir = mkdtempSync(join(tmpdir(), `${spawnerPrefix}${process.pid}-`));
+    // A socket's path holds at most 107 bytes: a long TMPDIR falls back to /tmp (the reaper looks in tmpdir()).
+    const base = Buffer.byteLength(join(tmpdir(), `${spawnerPrefix}${process.pid}-XXXXXX`, 's')) <= 107 ? tmpdir() : '/tmp';
+    const dir = mkdtempSync(join(base, `${spawnerPrefix}${process.pid}-`));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, 's');
     const server = createServer();

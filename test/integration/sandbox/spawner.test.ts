@@ -3,7 +3,7 @@
 // and nothing it started outlives the host process or the helper.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +138,19 @@ describe('bwrap sandbox spawner', function () {
     const idle = run("const s = await spawner.spawn(['--', '/bin/true'], '/'); await s.exited; console.log('done');");
     assert.equal(idle.status, 0, `exits on its own (status ${idle.status}, signal ${idle.signal}): ${idle.stderr}`);
     assert.equal(idle.stdout.trim(), 'done');
+  });
+
+  it('starts sandboxes with a TMPDIR too long for a socket\'s path (its folder goes to /tmp)', () => {
+    const long = join(tmpdir(), `coevolve-long-tmpdir-${'x'.repeat(90)}`);
+    mkdirSync(long, { recursive: true });
+    try {
+      const module = JSON.stringify(join(__dirname, '../../../src/sandbox/bwrap/spawner.ts'));
+      const r = spawnSync(process.execPath, ['--import=tsx', '-e', `const { sharedSpawner } = require(${module});\n(async () => { const s = await (await sharedSpawner(${JSON.stringify(binary)})).spawn(['--', '/bin/sh', '-c', 'exit 5'], '/'); console.log(await s.exited); })();`], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, TMPDIR: long } });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout.trim(), '5');
+    } finally {
+      rmSync(long, { recursive: true, force: true });
+    }
   });
 
   it('a host killed with -9 leaves its socket folder behind, and the reaper removes it', async () => {
