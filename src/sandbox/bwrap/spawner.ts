@@ -30,6 +30,7 @@ export interface SpawnedSandbox {
 /** The helper's private socket folder: this and the owner's pid, so the reaper removes those of dead runs. */
 export const spawnerPrefix = 'coevolve-spawner-';
 const tokenLength = 32;
+const defaultPath = '/usr/sbin:/usr/bin:/sbin:/bin';
 const connectTimeoutMs = 30_000;
 const fdGroups = ['a', 'r', 'e'] as const;
 type FdGroup = (typeof fdGroups)[number];
@@ -61,6 +62,7 @@ export class Spawner {
     private readonly helper: ChildProcess,
     private readonly server: Server,
     private readonly dir: string,
+    private readonly socketPath: string,
   ) {
     helper.stdout!.on('data', (chunk: Buffer) => this.onReplies(chunk));
     helper.stdin!.on('error', () => undefined);
@@ -85,8 +87,8 @@ export class Spawner {
       server.once('error', reject);
       server.listen(path, () => resolve());
     });
-    const helper = spawn(binary, ['--spawner'], { env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['pipe', 'pipe', 'inherit'] });
-    return new Spawner(helper, server, dir);
+    const helper = spawn(binary, ['--spawner'], { env: { PATH: process.env.PATH ?? defaultPath }, stdio: ['pipe', 'pipe', 'inherit'] });
+    return new Spawner(helper, server, dir, path);
   }
 
   get dead(): boolean {
@@ -98,8 +100,7 @@ export class Spawner {
     if (this.deadReason) return Promise.reject(new Error(this.deadReason));
     const id = this.nextId++;
     const token = randomBytes(tokenLength / 2).toString('hex');
-    const path = join(this.dir, 's');
-    const strings = [path, token, cwd, process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ...launchArgs];
+    const strings = [this.socketPath, token, cwd, process.env.PATH ?? defaultPath, ...launchArgs];
     if (strings.some((s) => s.includes('\0'))) return Promise.reject(new Error('a sandbox argument holds a NUL byte'));
     return new Promise<SpawnedSandbox>((resolve, reject) => {
       let ended: (status: number) => void = () => undefined;
@@ -229,8 +230,9 @@ export class Spawner {
     this.deadReason = reason;
     this.server.close();
     for (const entry of [...this.entries.values()]) {
-      // Its processes were killed with the helper (their parent-death signal).
+      // Its processes were killed with the helper (their parent-death signal), and no connection can come any more.
       if (!this.complete(entry)) entry.failed(new Error(reason));
+      entry.connected = false;
       entry.status ??= 128 + 9;
       entry.sockets.e?.destroy();
       this.maybeEnded(entry);
