@@ -66,9 +66,10 @@ function copyAssets() {
   const codicons = 'node_modules/@vscode/codicons/dist';
   for (const f of ['codicon.css', 'codicon.ttf']) cpSync(join(codicons, f), join('dist/webview', f));
   cpSync('src/webview/browser/theme.css', 'dist/webview/theme.css');
-  // The command channel's supervisor ships as source; each machine compiles it with its own gcc (channel/binary.ts).
+  // The command channel's supervisor and its per-command init ship as source; each machine compiles them with its
+  // own gcc (channel/binary.ts).
   mkdirSync('dist/channel', { recursive: true });
-  cpSync('src/sandbox/channel/supervisor.c', 'dist/channel/supervisor.c');
+  for (const f of ['supervisor.c', 'reaper.c']) cpSync(join('src/sandbox/channel', f), join('dist/channel', f));
 }
 
 // Chunks of earlier builds (their names carry a content hash) would be served, bundled and packaged beside the new ones.

@@ -1,10 +1,13 @@
 import { verifierPaths } from '../../core/ports/sandbox.js';
+import { reaperBeside } from '../channel/binary.js';
 import { ChannelClient } from '../channel/client.js';
 import type { SandboxChannels } from '../channel/channelExec.js';
 import { sharedSpawner, type SpawnedSandbox } from './spawner.js';
 
 /** Where the supervisor is bound (read-only) inside the sandbox's namespaces. */
 export const bwrapChannelPath = '/run/coevolve/channel';
+/** ...and the init of each command's pid namespace (reaper.c), when it was built. */
+export const bwrapReaperPath = '/run/coevolve/reaper';
 
 const helloTimeoutMs = 30_000;
 
@@ -25,11 +28,12 @@ export interface BwrapChannelProcess {
  * kernel allows only with CAP_SETFCAP) with no capability left.
  */
 export function channelBwrapArgs(base: { rootArgs: string[]; binds: string[]; workdir: string; env: Record<string, string> }, binary: string): string[] {
+  const reaper = reaperBeside(binary);
   return [
     ...base.rootArgs,
     '--proc', '/proc', '--dev', '/dev',
     ...base.binds,
-    '--tmpfs', '/run', '--ro-bind', binary, bwrapChannelPath,
+    '--tmpfs', '/run', '--ro-bind', binary, bwrapChannelPath, ...(reaper ? ['--ro-bind', reaper, bwrapReaperPath] : []),
     '--chdir', base.workdir,
     // uid 0 of the sandbox's user namespace, so bwrap makes no second one: a mount namespace copied across a user
     // namespace locks bwrap's covers of /proc/sys and the like, and the kernel then refuses each command its own /proc.
@@ -37,7 +41,7 @@ export function channelBwrapArgs(base: { rootArgs: string[]; binds: string[]; wo
     '--cap-drop', 'ALL', '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETFCAP', '--die-with-parent', '--new-session', '--hostname', 'sandbox',
     '--clearenv', ...Object.entries(base.env).flatMap(([k, v]) => ['--setenv', k, v]),
     '--', bwrapChannelPath, '--mode', 'bwrap', '--role', 'agent', '--root-in', '3', '--root-out', '4', '--outer-uid', '0',
-    '--cover', verifierPaths.tests, '--cover', verifierPaths.logs,
+    '--cover', verifierPaths.tests, '--cover', verifierPaths.logs, ...(reaper ? ['--reaper', bwrapReaperPath] : []),
   ];
 }
 

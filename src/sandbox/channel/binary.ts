@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { cacheDir } from '../images/baseImages.js';
 
 /**
@@ -29,30 +29,49 @@ export function channelBinary(): Promise<string> {
   return built;
 }
 
+/**
+ * The init of each bwrap command's pid namespace (reaper.c), built beside the supervisor; undefined where it could
+ * not be built (no system-call stub for the architecture), in which case the supervisor is its own init (--reap).
+ */
+export function reaperBeside(binary: string): string | undefined {
+  const reaper = join(dirname(binary), 'coevolve-reaper');
+  return existsSync(reaper) ? reaper : undefined;
+}
+
+/** The flags of each binary: the reaper has no libc, so nothing may expect one (stack canaries read libc's TLS). */
+const flags = { channel: ['-static', '-O2'], reaper: ['-static', '-nostdlib', '-ffreestanding', '-fno-stack-protector', '-O2'] };
+
 async function build(): Promise<string> {
   const source = channelSourcePath();
   if (!source) throw new Error('the command channel\'s source (supervisor.c) is not shipped with this build');
-  const text = readFileSync(source);
-  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const reaperSource = join(dirname(source), 'reaper.c');
+  const hash = createHash('sha256').update(readFileSync(source)).update(existsSync(reaperSource) ? readFileSync(reaperSource) : '').digest('hex').slice(0, 16);
   const dir = join(cacheDir(), 'channel', `${process.arch}-${hash}`);
   const binary = join(dir, 'coevolve-channel');
   if (existsSync(binary)) return binary;
   await mkdir(dir, { recursive: true });
-  const tmp = `${binary}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  try {
-    await compile(source, tmp);
-    await chmod(tmp, 0o755);
-    await rename(tmp, binary);
-  } finally {
-    await rm(tmp, { force: true });
-  }
+  // The reaper first: the channel's appearance is what says the folder is complete.
+  if (existsSync(reaperSource)) await buildOne(reaperSource, join(dir, 'coevolve-reaper'), flags.reaper).catch(() => undefined);
+  await buildOne(source, binary, flags.channel);
   return binary;
 }
 
-function compile(source: string, out: string): Promise<void> {
+/** Compiles to a temporary name and renames, so other processes see the binary whole or not at all. */
+async function buildOne(source: string, out: string, cflags: string[]): Promise<void> {
+  const tmp = `${out}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    await compile(source, tmp, cflags);
+    await chmod(tmp, 0o755);
+    await rename(tmp, out);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+function compile(source: string, out: string, cflags: string[]): Promise<void> {
   const cc = process.env.CC || 'gcc';
   return new Promise((resolve, reject) => {
-    const child = spawn(cc, ['-static', '-O2', '-o', out, source], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(cc, [...cflags, '-o', out, source], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-4000)));
     child.on('error', (e) => reject(new Error(`the command channel is built with ${cc}, which could not run (${e.message}); install gcc (build-essential) to get the fast channel`)));
