@@ -12,7 +12,9 @@
 //    leaves it out);
 // 7. with --demo-cpu (only that part): the demo's wall and CPU (user + system of the whole tree) on bwrap for this
 //    tree and for a baseline git ref (--baseline, default main) built in a temporary worktree, interleaved, beside a
-//    fixed reference workload, and whether both gave the same report and rollouts (bench/run/demoCpu.ts).
+//    fixed reference workload, and whether both gave the same report and rollouts (bench/run/demoCpu.ts);
+// 8. with --play-cost [RUN_DIR] [--reps N] (only that part): one play's CPU phase by phase, generation 0 of a run
+//    (by default a fresh 1-generation demo run) replayed one play at a time on bwrap (bench/run/playCost.ts).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { createRng } from '../../src/core/ports/rng.js';
@@ -34,13 +36,14 @@ import { WarmPool } from '../../src/sandbox/docker/warmPool.js';
 import { dockerPhases } from './dockerPhases.js';
 import { buildBaseline, demoRun, referenceWorkload, sameResults } from './demoCpu.js';
 import type { DemoCpuRun } from './demoCpu.js';
+import { playCost, playPhases } from './playCost.js';
 
 const skipDocker = process.argv.includes('--skip-docker');
 /** Only part 4 (the isolation cost), e.g. while the machine is busy with other runs. */
 const isolationOnly = process.argv.includes('--isolation-only');
 /** Only part 5 (the per-phase profile of a docker rollout). */
 const phasesOnly = process.argv.includes('--phases-only');
-const results: Record<string, number | string> = {};
+const results: Record<string, number | string | object> = {};
 const rows: [string, string, string][] = [];
 
 function syntheticRollout(i: number, generation: number): RolloutRecord {
@@ -276,7 +279,35 @@ async function demoCpu(): Promise<void> {
   }
 }
 
+/** Part 8: where a play's CPU goes, phase by phase, replayed one play at a time. */
+async function playCostPart(): Promise<void> {
+  const given = argValue('--play-cost', '');
+  let runDir = given.startsWith('--') ? '' : given;
+  const reps = Number(argValue('--reps', '1'));
+  const scratch = runDir ? undefined : mkdtempSync(join(tmpdir(), 'coevolve-bench-playcost-'));
+  try {
+    if (scratch) {
+      const r = spawnSync(process.execPath, [resolve('dist/cli.js'), 'run', 'environments/demo.run.yaml', '--generations', '1', '--backend', 'bwrap', '--out', scratch], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`the demo run for --play-cost failed: ${r.stderr.slice(-500)}`);
+      runDir = join(scratch, readdirSync(scratch)[0]!);
+    }
+    const loadStart = load();
+    const cost = await playCost(runDir, reps);
+    const line = (ms: Record<string, number>): string => playPhases.map((p) => `${p} ${ms[p]}`).join(', ');
+    const sum = playPhases.filter((p) => p !== 'verifierScript').reduce((a, p) => a + cost.msPerPlay[p], 0);
+    rows.push([`CPU ms per play (${cost.plays} plays, ${cost.commandsPerPlay} agent commands each)`, `${Math.round(sum)} ms`, `${line(cost.msPerPlay)} (verifierScript: the verifier's script alone, once more, not in the sum); load ${loadStart} at start, ${load()} at end`]);
+    for (const [family, f] of Object.entries(cost.perFamily)) rows.push([`  ${family} (${f.plays} plays)`, '', line(f.msPerPlay)]);
+    results.playCost = cost;
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--play-cost')) {
+    await playCostPart();
+    return print();
+  }
   if (process.argv.includes('--demo-cpu')) {
     await demoCpu();
     return print();
