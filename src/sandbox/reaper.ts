@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { reapStaleCgroups } from './bwrap/cgroupLimits.js';
 import { describeDockerHost } from './docker/connect.js';
 import { DockerBackend } from './docker/dockerBackend.js';
@@ -45,16 +45,21 @@ export async function reapStale(options: ReapOptions = {}): Promise<ReapReport> 
       report.unreachable.push({ host: describeDockerHost(h.url), reason: err instanceof Error ? err.message : String(err) });
     }
   }
-  for (const entry of await readdir(tmpdir()).catch(() => [] as string[])) {
-    // Sandbox folders, and the bwrap spawner's socket folder (a run killed with -9 cannot remove its own).
-    const prefix = [workspacePrefix, spawnerPrefix].find((p) => entry.startsWith(p));
-    if (!prefix) continue;
-    const pid = Number(entry.slice(prefix.length).split('-')[0]);
-    if (!Number.isInteger(pid) || pidIsAlive(pid)) continue;
-    // A bwrap sandbox's folders are tmpfs mounts when its run was root: unmount first, or rmdir fails with EBUSY.
-    unmountUnder(join(tmpdir(), entry));
-    await removeDir(join(tmpdir(), entry));
-    report.folders++;
+  // Sandbox folders, and the bwrap spawner's socket folder (a run killed with -9 cannot remove its own), which is in
+  // /tmp when TMPDIR was too long for a socket's path (spawner.ts).
+  const places = [{ dir: tmpdir(), prefixes: [workspacePrefix, spawnerPrefix] }];
+  if (resolve(tmpdir()) !== '/tmp') places.push({ dir: '/tmp', prefixes: [spawnerPrefix] });
+  for (const { dir, prefixes } of places) {
+    for (const entry of await readdir(dir).catch(() => [] as string[])) {
+      const prefix = prefixes.find((p) => entry.startsWith(p));
+      if (!prefix) continue;
+      const pid = Number(entry.slice(prefix.length).split('-')[0]);
+      if (!Number.isInteger(pid) || pidIsAlive(pid)) continue;
+      // A bwrap sandbox's folders are tmpfs mounts when its run was root: unmount first, or rmdir fails with EBUSY.
+      unmountUnder(join(dir, entry));
+      await removeDir(join(dir, entry));
+      report.folders++;
+    }
   }
   report.cgroups = await reapStaleCgroups(pidIsAlive).catch(() => 0);
   return report;

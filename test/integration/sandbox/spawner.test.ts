@@ -153,6 +153,26 @@ describe('bwrap sandbox spawner', function () {
     }
   });
 
+  it('a host with a TMPDIR too long for a socket, killed with -9, leaves its folder in /tmp, and the reaper removes it there', () => {
+    const long = join(tmpdir(), `coevolve-long-tmpdir-${'y'.repeat(90)}`);
+    mkdirSync(long, { recursive: true });
+    try {
+      const env = { ...process.env, TMPDIR: long };
+      const spawnerModule = JSON.stringify(join(__dirname, '../../../src/sandbox/bwrap/spawner.ts'));
+      const child = spawnSync(process.execPath, ['--import=tsx', '-e', `const { sharedSpawner } = require(${spawnerModule});\n(async () => { await sharedSpawner(${JSON.stringify(binary)}); process.kill(process.pid, 'SIGKILL'); })();`], { encoding: 'utf8', timeout: 30_000, env });
+      assert.equal(child.signal, 'SIGKILL', child.stderr);
+      const theirs = (): string[] => readdirSync('/tmp').filter((d) => d.startsWith(`${spawnerPrefix}${child.pid}-`));
+      assert.equal(theirs().length, 1, 'the folder is in /tmp, not in the long TMPDIR');
+      // The reaper as a run with the same TMPDIR would call it: its tmpdir() is the long folder.
+      const reaperModule = JSON.stringify(join(__dirname, '../../../src/sandbox/reaper.ts'));
+      const reap = spawnSync(process.execPath, ['--import=tsx', '-e', `const { reapStale } = require(${reaperModule});\nreapStale({ hosts: [{ url: 'tcp://127.0.0.1:1' }] }).then(() => process.exit(0));`], { encoding: 'utf8', timeout: 60_000, env });
+      assert.equal(reap.status, 0, reap.stderr);
+      assert.deepEqual(theirs(), []);
+    } finally {
+      rmSync(long, { recursive: true, force: true });
+    }
+  });
+
   it('a host killed with -9 leaves its socket folder behind, and the reaper removes it', async () => {
     const module = JSON.stringify(join(__dirname, '../../../src/sandbox/bwrap/spawner.ts'));
     const child = spawnSync(process.execPath, ['--import=tsx', '-e', `const { sharedSpawner } = require(${module});\n(async () => { await sharedSpawner(${JSON.stringify(binary)}); process.kill(process.pid, 'SIGKILL'); })();`], { encoding: 'utf8', timeout: 30_000 });
