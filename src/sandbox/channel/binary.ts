@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rename, rm } from 'node:fs/promises';
@@ -51,9 +51,19 @@ async function build(): Promise<string> {
   if (existsSync(binary)) return binary;
   await mkdir(dir, { recursive: true });
   // The reaper first: the channel's appearance is what says the folder is complete.
-  if (existsSync(reaperSource)) await buildOne(reaperSource, join(dir, 'coevolve-reaper'), flags.reaper).catch(() => undefined);
+  if (existsSync(reaperSource)) await buildOne(reaperSource, join(dir, 'coevolve-reaper'), flags.reaper).then(() => keepReaperIfItRuns(join(dir, 'coevolve-reaper')), () => undefined);
   await buildOne(source, binary, flags.channel);
   return binary;
+}
+
+/**
+ * A reaper that does not run would end every command of every sandbox (an init that dies takes its namespace with
+ * it), so it is tried once: with no children, `coevolve-reaper 1` must leave with 255 through its start code, its
+ * argument parsing and both system-call stubs. Anything else removes it, and the supervisor's --reap takes over.
+ */
+export async function keepReaperIfItRuns(reaper: string): Promise<void> {
+  const r = spawnSync(reaper, ['1'], { stdio: 'ignore', timeout: 3_000 });
+  if (r.status !== 255) await rm(reaper, { force: true });
 }
 
 /** Compiles to a temporary name and renames, so other processes see the binary whole or not at all. */

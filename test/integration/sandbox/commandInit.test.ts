@@ -4,11 +4,13 @@
 // arrives as before; what it leaves behind ends with it; and where the reaper is missing the supervisor's own
 // --reap mode does the same work. Real bubblewrap, real supervisor and reaper binaries.
 import assert from 'node:assert/strict';
-import { existsSync, renameSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Sandbox } from '../../../src/core/ports/sandbox.js';
 import { limitsSchema } from '../../../src/core/spec/environment.js';
 import { BwrapBackend } from '../../../src/sandbox/bwrap/bwrapBackend.js';
-import { channelBinary, reaperBeside } from '../../../src/sandbox/channel/binary.js';
+import { channelBinary, keepReaperIfItRuns, reaperBeside } from '../../../src/sandbox/channel/binary.js';
 import { needService } from '../../support/services.js';
 import { bwrapProblem, requestFor } from './support.js';
 
@@ -74,6 +76,21 @@ describe('bwrap command namespaces: the init', function () {
 
   it('the reaper is built beside the supervisor on this machine (x64 or arm64 with gcc)', async () => {
     assert.ok(reaperBeside(await channelBinary()), 'coevolve-reaper beside coevolve-channel');
+  });
+
+  it('a reaper that does not run as an init must (leave 255 with nothing to wait for) is not kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coevolve-reaper-check-'));
+    try {
+      const copy = join(dir, 'real');
+      copyFileSync(reaperBeside(await channelBinary())!, copy);
+      chmodSync(copy, 0o755);
+      const broken = { exits0: '#!/bin/sh\nexit 0\n', crashes: '#!/bin/sh\nkill -SEGV $$\n', hangs: '#!/bin/sh\nexec sleep 30\n' };
+      for (const [name, text] of Object.entries(broken)) writeFileSync(join(dir, name), text, { mode: 0o755 });
+      for (const name of ['real', ...Object.keys(broken)]) await keepReaperIfItRuns(join(dir, name));
+      assert.deepEqual(readdirSync(dir), ['real']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   initBehaviour(() => box, /^coevolve-reaper \d+ $/);
