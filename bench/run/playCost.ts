@@ -2,7 +2,8 @@
 // finished run (by default a fresh 1-generation demo run on bwrap) replayed one play at a time, each play's agent
 // commands taken from its rollout record. Phases: the agent's sandbox start (files and setup), the agent's commands,
 // verification by the trust rule (the core's own `verify`: export, a fresh sandbox, import, /tests, the verifier,
-// the reward file), the verifier's script once more in the verifier's sandbox (its own cost alone), and the stops.
+// the reward file), the verifier's script once more in the verifier's sandbox (its own cost alone), and the stops;
+// first the floor under them: a bare sandbox start and stop, and a bare `true` through the channel.
 // CPU is read system-wide from /proc/stat, so the machine should be otherwise idle; the load is printed.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,9 @@ export const playPhases = ['start', 'agent', 'verify', 'verifierScript', 'stop']
 export type PlayPhase = (typeof playPhases)[number];
 
 export interface PlayCost {
+  /** The floor under the phases: one bare sandbox start and stop, and one `true` through its channel (CPU ms). */
+  bareSandboxMs: number;
+  bareCommandMs: number;
   plays: number;
   commandsPerPlay: number;
   /** CPU milliseconds per play, per phase (verify includes verifierScript's first run; the second is extra). */
@@ -34,6 +38,19 @@ function commandsOf(record: RolloutRecord): string[] {
   return record.steps.flatMap((s) => (s.tool_calls ?? []).filter((t) => t.function_name === 'run_command').map((t) => String((t.arguments as { command?: unknown }).command ?? '')));
 }
 
+/** CPU ms of one bare sandbox start and stop, and of one `true` through the channel, each the mean of n. */
+async function floors(backend: BwrapBackend, request: ReturnType<typeof sandboxRequest>, n: number): Promise<{ sandbox: number; command: number }> {
+  let mark = cpuTicks();
+  for (let i = 0; i < n; i++) await (await backend.start(request)).stop();
+  const sandbox = ((cpuTicks() - mark) * msPerTick) / n;
+  const box = await backend.start(request);
+  mark = cpuTicks();
+  for (let i = 0; i < n * 4; i++) await box.exec('true');
+  const command = ((cpuTicks() - mark) * msPerTick) / (n * 4);
+  await box.stop();
+  return { sandbox: Math.round(sandbox * 10) / 10, command: Math.round(command * 10) / 10 };
+}
+
 export async function playCost(runDir: string, reps = 1): Promise<PlayCost> {
   const dir = join(runDir, 'rollouts', 'g0000');
   const records = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as RolloutRecord);
@@ -42,7 +59,10 @@ export async function playCost(runDir: string, reps = 1): Promise<PlayCost> {
   const total = zero();
   const families: Record<string, { plays: number; ticks: Record<PlayPhase, number> }> = {};
   let plays = 0, commands = 0;
+  let floor = { sandbox: 0, command: 0 };
   try {
+    const first = JSON.parse(readFileSync(join(runDir, 'environments', `${records[0]!.envId}.json`), 'utf8')) as EnvironmentSpec;
+    floor = await floors(backend, { ...sandboxRequest(first, {}), files: [], setup: [] }, 50);
     for (let r = 0; r < reps; r++) {
       for (const record of records) {
         const env = JSON.parse(readFileSync(join(runDir, 'environments', `${record.envId}.json`), 'utf8')) as EnvironmentSpec;
@@ -77,6 +97,8 @@ export async function playCost(runDir: string, reps = 1): Promise<PlayCost> {
   }
   const perPlay = (ticks: Record<PlayPhase, number>, n: number): Record<PlayPhase, number> => Object.fromEntries(playPhases.map((p) => [p, Math.round((ticks[p] * msPerTick) / n * 10) / 10])) as Record<PlayPhase, number>;
   return {
+    bareSandboxMs: floor.sandbox,
+    bareCommandMs: floor.command,
     plays,
     commandsPerPlay: Math.round((commands / plays) * 10) / 10,
     msPerPlay: perPlay(total, plays),

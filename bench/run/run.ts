@@ -297,6 +297,8 @@ async function playCostPart(): Promise<void> {
     const sum = playPhases.filter((p) => p !== 'verifierScript').reduce((a, p) => a + cost.msPerPlay[p], 0);
     rows.push([`CPU ms per play (${cost.plays} plays, ${cost.commandsPerPlay} agent commands each)`, `${Math.round(sum)} ms`, `${line(cost.msPerPlay)} (verifierScript: the verifier's script alone, once more, not in the sum); load ${loadStart} at start, ${load()} at end`]);
     for (const [family, f] of Object.entries(cost.perFamily)) rows.push([`  ${family} (${f.plays} plays)`, '', line(f.msPerPlay)]);
+    rows.push(['  floor: a bare sandbox start and stop', `${cost.bareSandboxMs} ms`, 'CPU, mean of 50']);
+    rows.push(['  floor: `true` through the channel', `${cost.bareCommandMs} ms`, 'CPU, mean of 200, one sandbox']);
     results.playCost = cost;
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
