@@ -66,6 +66,7 @@ export async function playCost(runDir: string, reps = 1): Promise<PlayCost> {
     for (let r = 0; r < reps; r++) {
       for (const record of records) {
         const env = JSON.parse(readFileSync(join(runDir, 'environments', `${record.envId}.json`), 'utf8')) as EnvironmentSpec;
+        const agentCommands = commandsOf(record);
         const fam = (families[env.family ?? 'custom'] ??= { plays: 0, ticks: zero() });
         let mark = cpuTicks();
         const lap = (phase: PlayPhase): void => {
@@ -77,7 +78,7 @@ export async function playCost(runDir: string, reps = 1): Promise<PlayCost> {
         const request = sandboxRequest(env, {});
         const box = await backend.start(request);
         lap('start');
-        for (const command of commandsOf(record)) await box.exec(command, { timeoutMs: env.sandbox.limits.commandTimeoutSec * 1000, maxOutputBytes: 64 * 1024 });
+        for (const command of agentCommands) await box.exec(command, { timeoutMs: env.sandbox.limits.commandTimeoutSec * 1000, maxOutputBytes: 64 * 1024 });
         lap('agent');
         const v = await verify(box, env, { backend, request });
         lap('verify');
@@ -89,7 +90,7 @@ export async function playCost(runDir: string, reps = 1): Promise<PlayCost> {
         lap('stop');
         plays++;
         fam.plays++;
-        commands += commandsOf(record).length;
+        commands += agentCommands.length;
       }
     }
   } finally {

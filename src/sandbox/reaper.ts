@@ -7,7 +7,7 @@ import { DockerBackend } from './docker/dockerBackend.js';
 import { ownerIsAlive, pidIsAlive } from './docker/labels.js';
 import { removeDir, workspacePrefix } from './local/workspaceDir.js';
 import { unmountUnder } from './bwrap/tmpfsMounts.js';
-import { spawnerPrefix } from './bwrap/spawner.js';
+import { spawnerFallbackDir, spawnerPrefix } from './bwrap/spawner.js';
 
 export interface ReapReport {
   containers: number;
@@ -46,9 +46,9 @@ export async function reapStale(options: ReapOptions = {}): Promise<ReapReport> 
     }
   }
   // Sandbox folders, and the bwrap spawner's socket folder (a run killed with -9 cannot remove its own), which is in
-  // /tmp when TMPDIR was too long for a socket's path (spawner.ts).
+  // spawnerFallbackDir (/tmp) when TMPDIR was too long for a socket's path.
   const places = [{ dir: tmpdir(), prefixes: [workspacePrefix, spawnerPrefix] }];
-  if (resolve(tmpdir()) !== '/tmp') places.push({ dir: '/tmp', prefixes: [spawnerPrefix] });
+  if (resolve(tmpdir()) !== resolve(spawnerFallbackDir)) places.push({ dir: spawnerFallbackDir, prefixes: [spawnerPrefix] });
   for (const { dir, prefixes } of places) {
     for (const entry of await readdir(dir).catch(() => [] as string[])) {
       const prefix = prefixes.find((p) => entry.startsWith(p));

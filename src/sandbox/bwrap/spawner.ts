@@ -29,6 +29,8 @@ export interface SpawnedSandbox {
 
 /** The helper's private socket folder: this and the owner's pid, so the reaper removes those of dead runs. */
 export const spawnerPrefix = 'coevolve-spawner-';
+/** Where the folder goes instead when tmpdir() is too long for a socket's path (107 bytes); the reaper looks here too. */
+export const spawnerFallbackDir = '/tmp';
 const tokenLength = 32;
 const defaultPath = '/usr/sbin:/usr/bin:/sbin:/bin';
 const connectTimeoutMs = 30_000;
@@ -77,8 +79,8 @@ export class Spawner {
 
   /** Starts the helper and the socket it connects back to (a private folder, removed when this process exits). */
   static async start(binary: string): Promise<Spawner> {
-    // A socket's path holds at most 107 bytes: a long TMPDIR falls back to /tmp (the reaper looks in tmpdir()).
-    const base = Buffer.byteLength(join(tmpdir(), `${spawnerPrefix}${process.pid}-XXXXXX`, 's')) <= 107 ? tmpdir() : '/tmp';
+    // A socket's path holds at most 107 bytes: a long TMPDIR falls back to spawnerFallbackDir.
+    const base = Buffer.byteLength(join(tmpdir(), `${spawnerPrefix}${process.pid}-XXXXXX`, 's')) <= 107 ? tmpdir() : spawnerFallbackDir;
     const dir = mkdtempSync(join(base, `${spawnerPrefix}${process.pid}-`));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, 's');

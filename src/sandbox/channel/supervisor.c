@@ -515,8 +515,8 @@ static int command_main(void *arg) {
  * the same way, then becomes the namespace's init by exec'ing the reaper (reaper.c; where it was not built, this
  * binary's --reap mode). So the command is never its namespace's pid 1, whose signals from inside the kernel ignores,
  * and no copy of the supervisor's page tables is made and torn down per command, as the forked shim of docker and
- * process does: on a paravirtualised guest, where every page-table write traps, that was a quarter of a command's
- * CPU (bench: `true` through the channel 5.1 -> 3.8 ms).
+ * process does: on a paravirtualised guest, where every page-table write traps, that copy and its teardown were most
+ * of the supervisor's CPU (`npm run bench:run -- --demo-cpu` against the forked shim: 0.822x the demo's CPU).
  */
 static char g_init_stack[64 * 1024] __attribute__((aligned(16)));
 static char g_command_stack[64 * 1024] __attribute__((aligned(16)));
