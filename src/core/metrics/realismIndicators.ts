@@ -68,3 +68,27 @@ export function realismViolations(ind: RealismIndicators, bounds: RealismBounds 
   check('walkAwayShare', ind.walkAwayShare);
   return out;
 }
+
+/**
+ * What keeps a user child out at admission: the bounds, with the two share indicators (walk-aways per play, disclosing
+ * replies per reply) inside them by one standard error of their own plays. A child at the edge is as likely outside as
+ * inside on the next fresh plays: bench:efficacy on 1eb681f with two user children a generation admitted one at exactly
+ * 0.5 walk-aways on 16 plays, and `coevolve eval` read 0.6 on 20 fresh ones. `realismViolations` stays the plain bound
+ * (eval's verdict on fresh plays).
+ */
+export function admissionRealismViolations(t: RealismTally, referenceSatisfied: boolean, bounds: RealismBounds = realismIndicatorBounds): string[] {
+  const out = realismViolations(indicatorsOf(t, referenceSatisfied), bounds);
+  const share = (name: 'walkAwayShare' | 'disclosureRate', hits: number, n: number, unit: string): void => {
+    if (n === 0) return;
+    const v = hits / n;
+    const se = Math.sqrt((v * (1 - v)) / n);
+    const [lo, hi] = bounds[name];
+    if (v < lo || v > hi) return; // already outside: realismViolations said so
+    if (v + se > hi || v - se < lo) out.push(`${name} ${round3(v)} (se ${round3(se)} over ${n} ${unit}) not inside ${lo}..${hi} by one standard error`);
+  };
+  share('walkAwayShare', t.walked, t.plays, 'plays');
+  share('disclosureRate', t.disclosing, t.replies, 'replies');
+  return out;
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { logistic, signTest, wilsonInterval } from '../../../src/core/metrics/distributions.js';
 import { evidenceNeed, pairPosterior, replayScore } from '../../../src/core/metrics/pairEvidence.js';
 import { fitRasch, type RaschCell, type RaschParameter } from '../../../src/core/metrics/rasch.js';
-import { realismIndicatorBounds, realismViolations } from '../../../src/core/metrics/realismIndicators.js';
+import { admissionRealismViolations, emptyTally, realismIndicatorBounds, realismViolations } from '../../../src/core/metrics/realismIndicators.js';
 import { evalRolloutId, inBandExpected, inBandRedrawSd, trueSpread } from '../../../src/core/metrics/evalResult.js';
 import { binomialCdf } from '../../../src/core/metrics/distributions.js';
 import { meanWithInterval } from '../../../src/core/metrics/summaries.js';
@@ -140,6 +140,23 @@ describe('tests and intervals', () => {
     assert.equal(bad.length, 3);
     assert.match(bad.join('; '), /walkAwayShare 0\.8 outside 0\.\.0\.5/);
     assert.deepEqual(realismIndicatorBounds.meanAgentTurns, [2, 25]);
+  });
+
+  it('admission asks the share indicators to be inside their bounds by one standard error of their own plays', () => {
+    // 16 plays of 8 turns, 40 replies of which 24 disclose, 60 chars a message.
+    const tally = (walked: number, disclosing = 24) => ({ ...emptyTally(), plays: 16, turns: 128, messages: 40, chars: 2400, replies: 40, disclosing, walked });
+    // The edge case that prompted it: 8 walk-aways in 16 plays is inside the plain bound and out at admission.
+    assert.deepEqual(realismViolations({ referenceSatisfied: true, disclosureRate: 0.6, meanMessageChars: 60, meanAgentTurns: 8, walkAwayShare: 0.5 }), []);
+    assert.match(admissionRealismViolations(tally(8), true).join('; '), /^walkAwayShare 0\.5 \(se 0\.125 over 16 plays\) not inside 0\.\.0\.5 by one standard error$/);
+    // 6 of 16 (0.375 + 0.121 = 0.496) is inside; 7 of 16 (0.4375 + 0.124) is not.
+    assert.deepEqual(admissionRealismViolations(tally(6), true), []);
+    assert.equal(admissionRealismViolations(tally(7), true).length, 1);
+    // Disclosure near its lower bound 0.25: 12 of 40 (0.3 - 0.072) is out, 14 of 40 (0.35 - 0.075) is in.
+    assert.match(admissionRealismViolations(tally(0, 12), true).join('; '), /^disclosureRate 0\.3 \(se 0\.072 over 40 replies\)/);
+    assert.deepEqual(admissionRealismViolations(tally(0, 14), true), []);
+    // Already outside: said once, by the plain bound; and the reference verdict still counts.
+    assert.deepEqual(admissionRealismViolations(tally(12), true), ['walkAwayShare 0.75 outside 0..0.5']);
+    assert.deepEqual(admissionRealismViolations(tally(0), false), ['a reference play with the hint did not satisfy the user']);
   });
 });
 
