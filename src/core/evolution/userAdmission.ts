@@ -23,8 +23,8 @@ import { userLookEnvironments } from './userLookEnvironments.js';
 /**
  * Where a look's paired plays go: the parent pair's environment gets half, two others a quarter each. Two new children
  * a generation: with one, 5 generations left 4 evolved users in the six bench seeds' final archives, and their effect
- * on fresh plays, +0.19, had a 95 % interval over users of -0.09 to +0.47; with two, 10 users, +0.135 [+0.056, +0.214]
- * (bench:efficacy on 1eb681f, 5 generations).
+ * on fresh plays, +0.19, had a 95 % interval over users of -0.09 to +0.47 (bench:efficacy on 1eb681f); with two and the
+ * realism margin at admission, 8 users, +0.131 [+0.037, +0.225], all within their bounds (de6f067).
  */
 export const probationRules = { parentEnvPlays: 8, otherEnvPlays: 4, otherEnvironments: 2, maxOnProbation: 3, newPerGeneration: 2, referencePlays: 3 } as const;
 
