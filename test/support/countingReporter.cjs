@@ -32,7 +32,40 @@ class CountingReporter extends Mocha.reporters.Spec {
       }
       const out = process.env.COEVOLVE_COUNTS_FILE;
       if (out) fs.writeFileSync(out, JSON.stringify(counts));
+      exitWatchdog();
     });
   }
 }
+
+/**
+ * Mocha ends a run by letting the event loop drain. A socket or child process a test left referenced keeps the
+ * process alive for good, and CI would wait for its 90-minute limit (a finished integration run once hung on two
+ * docker exec sockets). So a process still alive a while after its last test fails, saying what holds it; the timer
+ * itself holds nothing.
+ */
+function exitWatchdog() {
+  const graceMs = Number(process.env.COEVOLVE_EXIT_GRACE_MS || 60000);
+  setTimeout(() => {
+    const held = process._getActiveHandles().map(describeHandle);
+    console.error(`\n  the test process did not exit ${graceMs / 1000} s after its last test; held by: ${held.join('; ') || 'nothing node lists'}`);
+    // Mocha's own exit listener sets the exit code to the number of failures; this one runs after it.
+    process.on('exit', () => (process.exitCode = 1));
+    process.exit(1);
+  }, graceMs).unref();
+}
+
+function describeHandle(h) {
+  const name = (h && h.constructor && h.constructor.name) || typeof h;
+  if (h && h._httpMessage) return `${name} (${h._httpMessage.method} ${h._httpMessage.path})`;
+  if (h && h.spawnfile) return `${name} (${h.spawnfile} pid ${h.pid})`;
+  if (h && typeof h.address === 'function') {
+    try {
+      return `${name} (${JSON.stringify(h.address())})`;
+    } catch {
+      return name;
+    }
+  }
+  return name;
+}
+
 module.exports = CountingReporter;

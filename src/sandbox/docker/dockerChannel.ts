@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { PassThrough, Writable } from 'node:stream';
-import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { ChannelClient } from '../channel/client.js';
+import { startExec } from './execStart.js';
 
 /** Where the supervisor sits in every container: a root-only tmpfs, so the agent cannot even list it. */
 export const channelDir = '/run/coevolve';
@@ -25,7 +25,7 @@ export async function injectChannel(container: Docker.Container, binary: string)
     AttachStderr: true,
     User: '0:0',
   });
-  const stream = (await exec.start({ hijack: true, stdin: true })) as Duplex;
+  const stream = await startExec(exec, { stdin: true });
   let text = '';
   stream.on('data', (c: Buffer) => (text = (text + c.toString('latin1')).slice(-2000)));
   await new Promise<void>((resolve, reject) => {
@@ -54,7 +54,7 @@ export async function startDockerChannel(docker: Docker, container: Docker.Conta
     User: '0:0',
     WorkingDir: '/',
   });
-  const stream = (await exec.start({ hijack: true, stdin: true, Tty: false })) as Duplex;
+  const stream = await startExec(exec, { stdin: true });
   const frames = new PassThrough();
   let diagnostics = '';
   const errors = new Writable({

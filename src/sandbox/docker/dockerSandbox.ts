@@ -15,6 +15,7 @@ import { collectLogsInside, exportWorkspaceInside, getFileInside, importWorkspac
 import type { ByteExec, ExecResultWithBytes } from '../verification/inSandboxFiles.js';
 import { agentUid } from './tarFiles.js';
 import type { ChannelClient } from '../channel/client.js';
+import { startExec } from './execStart.js';
 import { endAgentOnChannel, execOnChannel, sandboxCwd } from '../channel/channelExec.js';
 import type { SandboxChannels } from '../channel/channelExec.js';
 import { firstFingerprint, scrubContainer } from './recycle.js';
@@ -240,7 +241,7 @@ export class DockerSandbox implements Sandbox, ByteExec {
         WorkingDir: sandboxCwd(this.shape.workdir, options.cwd),
         Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
       });
-      stream = (await exec.start({ hijack: hasStdin, stdin: hasStdin, Tty: false })) as Duplex;
+      stream = await startExec(exec, { stdin: hasStdin });
     } catch (err) {
       throw this.classify(err);
     }

@@ -1,5 +1,5 @@
-import type { Duplex } from 'node:stream';
 import type { DockerSandbox } from './dockerSandbox.js';
+import { startExec } from './execStart.js';
 import { agentUid } from './tarFiles.js';
 
 /**
@@ -18,7 +18,7 @@ export async function attachShell(sandbox: DockerSandbox, options: { root?: bool
     WorkingDir: sandbox.shape.workdir,
     Env: [`TERM=${process.env.TERM ?? 'xterm'}`],
   });
-  const stream = (await exec.start({ hijack: true, stdin: true, Tty: true })) as Duplex;
+  const stream = await startExec(exec, { stdin: true, tty: true });
   const resize = (): void => {
     if (process.stdout.columns) exec.resize({ h: process.stdout.rows, w: process.stdout.columns }).catch(() => undefined);
   };
