@@ -39,9 +39,9 @@ class CountingReporter extends Mocha.reporters.Spec {
 
 /**
  * Mocha ends a run by letting the event loop drain. A socket or child process a test left referenced keeps the
- * process alive for good, and CI would wait for its 90-minute limit (a finished integration run once hung on two
- * docker exec sockets). So a process still alive a while after its last test fails, saying what holds it; the timer
- * itself holds nothing.
+ * process alive, and CI could wait for its 90-minute limit (a finished integration run stayed alive for minutes on
+ * two docker exec sockets). So a process still alive a while after its last test fails, saying what holds it; the
+ * timer itself holds nothing.
  */
 function exitWatchdog() {
   const graceMs = Number(process.env.COEVOLVE_EXIT_GRACE_MS || 60000);
