@@ -60,7 +60,7 @@ export function realismViolations(ind: RealismIndicators, bounds: RealismBounds 
   const check = (name: keyof RealismBounds, v: number | null): void => {
     if (v === null) return;
     const [lo, hi] = bounds[name];
-    if (v < lo || v > hi) out.push(`${name} ${Math.round(v * 1000) / 1000} outside ${lo}..${hi}`);
+    if (v < lo || v > hi) out.push(`${name} ${round3(v)} outside ${lo}..${hi}`);
   };
   check('disclosureRate', ind.disclosureRate);
   check('meanMessageChars', ind.meanMessageChars);

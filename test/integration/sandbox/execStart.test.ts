@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { startExec } from '../../../src/sandbox/docker/execStart.js';
 import { needService } from '../../support/services.js';
@@ -23,7 +24,7 @@ describe('docker exec starts that dockerd refuses', function () {
   });
 
   beforeEach(async () => {
-    container = await docker.createContainer({ Image: busyboxImage, Cmd: ['sleep', '300'], NetworkDisabled: true, Labels: testLabels, HostConfig: { AutoRemove: false } });
+    container = await docker.createContainer({ Image: busyboxImage, Cmd: ['sleep', '300'], NetworkDisabled: true, Labels: testLabels });
     await container.start();
   });
 
@@ -59,7 +60,7 @@ describe('docker exec starts that dockerd refuses', function () {
     const exec = await container.exec({ Cmd: ['cat'], AttachStdin: true, AttachStdout: true, AttachStderr: true });
     const stream = await startExec(exec, { stdin: true });
     const out: Buffer[] = [];
-    const stdout = new (await import('node:stream')).PassThrough();
+    const stdout = new PassThrough();
     stdout.on('data', (c: Buffer) => out.push(c));
     docker.modem.demuxStream(stream, stdout, stdout);
     await new Promise<void>((resolve) => {
