@@ -35,7 +35,7 @@ export async function loadPopulation(config: RunConfig, baseDir: string): Promis
   return { environments, users, ...(heldOut ? { heldOut } : {}) };
 }
 
-/** Held-out environments per built-in family: fresh content at the seed level, paired with the seed users in turn. */
+/** Held-out environments per built-in family: fresh content at `heldOutLevel` (else the seed level), paired with the seed users in turn. */
 export const heldOutPerFamily = 2;
 
 function heldOutSets(config: RunConfig, users: UserProfile[]): HeldOutSeeds | undefined {
@@ -43,7 +43,7 @@ function heldOutSets(config: RunConfig, users: UserProfile[]): HeldOutSeeds | un
   if (families.length === 0 || users.length === 0) return undefined;
   const draw = (purpose: 'test' | 'promotion', offset: number): HeldOutSeeds['test'] =>
     families.flatMap((family, fi) => Array.from({ length: heldOutPerFamily }, (_, i) => {
-      const level = Math.min(config.population.builtinLevel, family.maxLevel);
+      const level = Math.min(config.population.heldOutLevel ?? config.population.builtinLevel, family.maxLevel);
       const env = family.generate({ level }, createRng(`${config.seed}/heldout-${purpose}/${family.name}/${level}/${i}`));
       return { env, user: users[(fi * heldOutPerFamily + i + offset) % users.length]! };
     }));

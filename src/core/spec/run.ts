@@ -105,6 +105,7 @@ export const runConfigSchema = z
         users: z.array(relativePathSchema).max(1000).default([]).describe('User profile files or folders, relative to this file.'),
         builtinFamilies: z.array(z.string().min(1).max(64)).max(64).default([]).describe('Built-in task families to seed from (e.g. "log-triage").'),
         builtinLevel: z.number().min(1).max(100).default(1).describe('Difficulty level of the built-in seeds, 1 = easiest; between whole levels each knob takes its nearest value (1.75: two knob steps above level 1).'),
+        heldOutLevel: z.number().min(1).max(100).optional().describe('Level of the frozen test and promotion sets drawn from the built-in families (default: builtinLevel). A curriculum that starts below its target measures the agent on the target: seeds at 1.5, held-out sets at 2.'),
         pairsPerGeneration: z.number().int().min(1).max(10000).default(8).describe('(environment, user) pairs played per generation.'),
         childrenPerGeneration: z.number().int().min(0).max(10000).default(4).describe('New children proposed per generation.'),
         replayShare: z.number().min(0).max(1).default(0.5).describe('Share of pairs drawn from the archive by PLR replay (the rest are fresh children).'),

@@ -1,0 +1,28 @@
+// The initial population's levels: the seeds at `builtinLevel`, the frozen test and promotion sets at `heldOutLevel`
+// (a curriculum that starts below its target still measures the agent on the target), else at the seed level.
+import assert from 'node:assert/strict';
+import { loadPopulation } from '../../../src/cli/run/population.js';
+import { runConfigSchema } from '../../../src/core/spec/run.js';
+
+const config = (population: Record<string, unknown>) =>
+  runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'levels', seed: 7, population: { builtinFamilies: ['log-triage', 'csv-report'], ...population } });
+
+describe('the initial population', () => {
+  it('draws the held-out sets at heldOutLevel and the seeds at builtinLevel', async () => {
+    const pop = await loadPopulation(config({ builtinLevel: 1, heldOutLevel: 3 }), process.cwd());
+    const seedLevels = pop.environments.map((e) => e.difficulty);
+    const heldOut = [...pop.heldOut!.test, ...pop.heldOut!.promotion].map((p) => p.env.difficulty);
+    assert.ok(seedLevels.every((d) => d === seedLevels[0]), `seed difficulties ${seedLevels}`);
+    assert.ok(heldOut.every((d) => d > seedLevels[0]!), `held-out ${heldOut} above the seeds' ${seedLevels[0]}`);
+    // The held-out content is the one a run at that level draws: the same ids as builtinLevel 3 without heldOutLevel.
+    const atThree = await loadPopulation(config({ builtinLevel: 3 }), process.cwd());
+    assert.deepEqual(pop.heldOut!.test.map((p) => p.env.id), atThree.heldOut!.test.map((p) => p.env.id));
+    assert.deepEqual(pop.heldOut!.promotion.map((p) => p.env.id), atThree.heldOut!.promotion.map((p) => p.env.id));
+  });
+
+  it('draws the held-out sets at the seed level when heldOutLevel is absent', async () => {
+    const pop = await loadPopulation(config({ builtinLevel: 2 }), process.cwd());
+    const seedLevel = pop.environments[0]!.difficulty;
+    for (const p of [...pop.heldOut!.test, ...pop.heldOut!.promotion]) assert.equal(p.env.difficulty, seedLevel);
+  });
+});
