@@ -62,7 +62,8 @@ type Candidate = (
  * first). Every refusal comes back with its reason.
  */
 export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, agent: AgentConfig): Promise<PopulationOutcome> {
-  const count = ctx.config.population.childrenPerGeneration;
+  const count = childCount(ctx.archive, model, ctx.config);
+  const baseCount = ctx.config.population.childrenPerGeneration;
   // User children on probation play their next look first; a decided one frees its slot for a new user child.
   const probation = await continueProbation(ctx, agent);
   // Generated held-out environments are never parents nor paired; with `source: seeds` the seeds are the archive.
@@ -89,7 +90,8 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
       return listsMoves !== undefined && ctx.archive.ledger.made?.[moveKey(kind, parentId, operator)] !== undefined;
     },
     count,
-    maxUserChildren: Math.min(userSlots(ctx.archive.ledger), Math.max(1, Math.floor(count / 4))),
+    // User children are measured on paired plays, the run's dearest: their slots follow the configured count.
+    maxUserChildren: Math.min(userSlots(ctx.archive.ledger), Math.max(1, Math.floor(baseCount / 4))),
     maxRepairs: Math.floor(count / 2),
     centre: bandCentre(ctx.config.band),
   });
@@ -136,6 +138,24 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     out.outcomes.push(c.outcome);
   }
   return out;
+}
+
+/**
+ * Children planned this generation: `childrenPerGeneration`, or as many as the active played pairs the fitted model
+ * places outside the band for the current agent, up to `maxChildrenPerGeneration`. A promoted agent finds most of
+ * the archive too easy at once; with a fixed count the admitted children replace a few pairs a generation and the
+ * archive follows the agent generations late.
+ */
+export function childCount(archive: Archive, model: FrontierModel, config: ChildContext['config']): number {
+  const base = config.population.childrenPerGeneration;
+  const max = Math.max(base, config.population.maxChildrenPerGeneration ?? base);
+  if (max === base) return base;
+  const out = archive.activePairs().filter((p) => {
+    if (p.lastPlayed < 0) return false;
+    const predicted = model.fit.predict(model.agentId, p.envId, p.userId);
+    return predicted < config.band.low || predicted > config.band.high;
+  }).length;
+  return Math.min(max, Math.max(base, out));
 }
 
 /** What admission needs of a candidate to make its pair (exported for its unit test). */

@@ -215,6 +215,21 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     }
     archive.fresh = archive.fresh.filter((id) => !pairs.some((p) => p.pairId === id));
 
+    // The agent evolves before the population, so a promoted agent's first curriculum is made and screened for it:
+    // children made for the agent it replaced would start one generation behind it. No agent is promoted after the
+    // last generation: the final agent is the one the final archive was made and measured with.
+    const playedBy = agent;
+    deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving agent' });
+    const update = g < config.generations - 1 ? await evolveAgent({ ...ctx, rng: rng.fork('agent') }, { current: agent, records: ordered }) : undefined;
+    if (update) {
+      if (update.promoted && update.candidate) {
+        agent = update.candidate;
+        await recorder.writeAgent(agent);
+      }
+      await emitOnce({ type: 'agent.updated', generation: g, fromId: update.fromId, toId: update.toId, change: update.change, promoted: update.promoted, ...(update.heldOut ? { heldOut: update.heldOut } : {}) });
+    }
+    throwIfCancelled(deps.signal);
+
     const model = buildFrontierModel(archive, agent.id, config.band);
     deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving population' });
     const population = await evolvePopulation({ ...ctx, rng: rng.fork('children') }, model, agent);
@@ -256,17 +271,6 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     }
     throwIfCancelled(deps.signal);
 
-    // No agent is promoted after the last generation: the final agent is the one the final archive was measured with.
-    const playedBy = agent;
-    deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving agent' });
-    const update = g < config.generations - 1 ? await evolveAgent({ ...ctx, rng: rng.fork('agent') }, { current: agent, records: ordered }) : undefined;
-    if (update) {
-      if (update.promoted && update.candidate) {
-        agent = update.candidate;
-        await recorder.writeAgent(agent);
-      }
-      await emitOnce({ type: 'agent.updated', generation: g, fromId: update.fromId, toId: update.toId, change: update.change, promoted: update.promoted, ...(update.heldOut ? { heldOut: update.heldOut } : {}) });
-    }
     const test = await testSetMetrics(ctx, agent, update?.promoted ? playedBy : null);
     throwIfCancelled(deps.signal);
 

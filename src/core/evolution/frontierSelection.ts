@@ -84,8 +84,9 @@ export function selectByEvidence(archive: Archive, model: FrontierModel, minArch
 }
 
 /**
- * Keeps the archive within `maxArchive` active pairs by retiring the played pairs the fitted model places furthest
- * from the band's centre; a child not yet played keeps its place until its first measurement. The fit pools a pair's
+ * Keeps the archive within `maxArchive` active pairs by retiring the measured pairs (played, or screened on
+ * admission) the fitted model places furthest from the band's centre; a pair never measured keeps its place until its
+ * first measurement. The fit pools a pair's
  * plays with its family's, its lineage's and its user's, and ranked better than the pair's own posterior: in the
  * synthetic world of the controller's tests (1 logit too hard, 5 generations, 40 seeds) 62.5 % of a capped archive
  * was truly in band against 52.7 % by the posterior's chance of being in band (45.6 % uncapped); on two real demos
@@ -96,7 +97,10 @@ export function selectByEvidence(archive: Archive, model: FrontierModel, minArch
 export function capByEvidence(archive: Archive, model: FrontierModel, maxArchive: number, centre: number): PairEntry[] {
   const distance = (p: PairEntry): number => Math.abs(model.fit.predict(model.agentId, p.envId, p.userId) - centre);
   const active = archive.activePairs();
-  const played = active.filter((p) => p.lastPlayed >= 0).sort((a, b) => distance(b) - distance(a) || a.pairId.localeCompare(b.pairId));
+  // Screening plays are a measurement: a child admitted generations ago for an agent since replaced is in the fit by
+  // them, and protecting it until its turn to be played (4 fresh children a generation) kept most of a fast-moving
+  // archive out of reach (77 % of the final pairs on the level-1.5 demo had never been played).
+  const played = active.filter((p) => p.lastPlayed >= 0 || p.screening !== undefined).sort((a, b) => distance(b) - distance(a) || a.pairId.localeCompare(b.pairId));
   const retired = played.slice(0, Math.max(0, active.length - maxArchive));
   for (const p of retired) p.retired = 'archive_full';
   return retired;

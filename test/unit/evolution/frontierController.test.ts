@@ -226,7 +226,7 @@ describe('steering spreads children and learns direction-only moves', () => {
       assert.equal(w.archive.activePairs().length, 1);
     }
   });
-  it('a full archive retires the played pairs the model places furthest from the band, never a child not yet played', () => {
+  it('a full archive retires the measured pairs the model places furthest from the band, never a pair not yet measured', () => {
     const w = world('cap', 0, ['fam-a', 'fam-b', 'fam-c', 'fam-d'], [['u0', 0]]);
     const [inBand, undecided, tooHard, leaning] = w.archive.activePairs();
     const outcomes: [typeof inBand, number, number][] = [[inBand, 10, 20], [undecided, 1, 2], [tooHard, 1, 6], [leaning, 2, 6]];
@@ -245,5 +245,22 @@ describe('steering spreads children and learns direction-only moves', () => {
     assert.deepEqual(retired.map((p) => p.retired), ['archive_full', 'archive_full']);
     assert.deepEqual(w.archive.activePairs().map((p) => p.pairId).sort(), [inBand!.pairId, undecided!.pairId, child.pairId].sort());
     assert.deepEqual(capByEvidence(w.archive, model, 3, 0.5), [], 'within its cap the archive keeps every pair');
+  });
+  it('a child screened on admission is measured: the cap can retire it before its first archive play', () => {
+    const w = world('cap-screened', 0, ['fam-a', 'fam-b', 'fam-c'], [['u0', 0]]);
+    const [inBand, undecided, easy] = w.archive.activePairs();
+    for (const [p, s, n] of [[inBand, 10, 20], [undecided, 1, 2], [easy, 5, 6]] as const) {
+      w.archive.addOutcomes(p!, 'agent', s, n);
+      p!.lastPlayed = 0;
+    }
+    // A child made for an earlier, weaker agent: the current agent won all of its screening plays.
+    w.archive.addEnv(env('fam-c.child', 'fam-c', 'fam-c-seed', 'easier:knob', 1));
+    const child = w.archive.addPair('fam-c.child', 'u0', 'child');
+    child.screening = { agentId: 'agent', successes: 4, trials: 4 };
+    w.archive.addCell('agent', child.envId, child.userId, 4, 4);
+    const model = buildFrontierModel(w.archive, 'agent', band);
+    const distance = (p: typeof inBand): number => Math.abs(model.fit.predict('agent', p!.envId, p!.userId) - 0.5);
+    assert.ok(distance(child) > distance(easy), 'the screened child is the furthest from the centre');
+    assert.deepEqual(capByEvidence(w.archive, model, 3, 0.5).map((p) => p.pairId), [child.pairId]);
   });
 });
