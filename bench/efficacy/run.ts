@@ -1,9 +1,10 @@
 // The outside measurement of the co-evolution loop (issue 12). Prints a per-seed table, the means and a JSON line;
 // never asserts. The rules are fixed here and in ARCHITECTURE.md ("Measurement rules") before any tuning:
 //   - seeds 1, 2, 3, 4, 5 and 2026, the demo config (environments/demo.run.yaml), bubblewrap;
-//   - each seed runs 10 generations; the 5-generation figures are read on the archive after generation 4 with the
-//     agent that played generation 4 (what the 5-generation demo ends with: generations 0-4 are the same plays and
-//     the same children, and the demo promotes no agent after its last generation);
+//   - each seed runs the demo (5 generations) for the 5-generation figures, read on its final archive with its final
+//     agent, and the demo config with 10 generations for the agent's and the whole run's figures (two runs: an agent
+//     promoted at the end of generation 4 gets its children in generation 4 of the longer run, so its generation 4 is
+//     not the demo's end);
 //   - `coevolve eval` plays n = 20 fresh rollouts per pair (ids checked disjoint from the run's); a pair is in band when
 //     its point estimate is in [0.4, 0.6]; the archive may not be smaller than the version-1 demo's for that seed;
 //   - agent gain = frozen test-set success after the last generation minus the run's starting agent's on the same
@@ -126,13 +127,16 @@ interface SeedFigures {
   /** CPU seconds of the run (CLI + sandboxes) when this bench made it; null for a run an earlier bench made. */
   runCpuSec: number | null;
   runWallSec: number | null;
+  /** The same for the demo's 5-generation run (null when kept from an earlier bench or not made). */
+  demoCpuSec: number | null;
+  demoWallSec: number | null;
   loadAtRun: number;
   /** The commit and load the run was made with (written beside it when made; null for runs from before). */
   madeWith: { commit: string; load: number; at: string } | null;
 }
 
-async function seedFigures(seed: number): Promise<SeedFigures> {
-  const out = join(work, `seed-${seed}`);
+/** One run of the demo config for a seed, made (or, kept by an earlier bench, resumed) in `out`, with its report. */
+async function seedRun(out: string, seed: number, gens: number): Promise<{ runDir: string; gens: GenerationMetrics[]; made: Awaited<ReturnType<typeof runTimed>> | null; loadAtRun: number; madeWithPath: string }> {
   const existing = existsSync(out) ? readdirSync(out).find((d) => d.startsWith('demo-')) : undefined;
   const loadAtRun = loadavg()[0]!;
   const madeWithPath = join(out, 'made-with.json');
@@ -140,14 +144,23 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     mkdirSync(out, { recursive: true });
     writeFileSync(madeWithPath, JSON.stringify({ commit, load: loadAtRun, at: new Date().toISOString() }));
   }
-  const made = existing ? null : await runTimed(['run', config, '--backend', 'bwrap', '--seed', String(seed), '--generations', String(generations), '--out', out]);
+  const made = existing ? null : await runTimed(['run', config, '--backend', 'bwrap', '--seed', String(seed), '--generations', String(gens), '--out', out]);
   const runDir = join(out, readdirSync(out).find((d) => d.startsWith('demo-'))!);
   // A kept run an earlier bench left unfinished is resumed (a no-op when it completed).
   if (existing) await run(['resume', runDir, '--backend', 'bwrap']);
   const report = JSON.parse(await run(['report', runDir, '--json'])) as { generations: GenerationMetrics[] };
-  const gens = report.generations;
-  // Each eval's JSON is kept beside the run, so a bench started again with --keep does not play it again.
-  const evalAt = async (label: string, extra: string[]): Promise<EvalResult> => {
+  return { runDir, gens: report.generations, made, loadAtRun, madeWithPath };
+}
+
+async function seedFigures(seed: number): Promise<SeedFigures> {
+  const out = join(work, `seed-${seed}`);
+  const demoGenerations = shortAt + 1;
+  // Under --agent-only with a longer run, the demo run is not needed: its figures are the archive's.
+  const demo = agentOnly && generations > demoGenerations ? null : await seedRun(join(out, `g${demoGenerations}`), seed, demoGenerations);
+  const long = generations > demoGenerations ? await seedRun(join(out, `g${generations}`), seed, generations) : demo!;
+  const gens = long.gens;
+  // Each eval's JSON is kept beside its run, so a bench started again with --keep does not play it again.
+  const evalAt = async (runDir: string, label: string, extra: string[]): Promise<EvalResult> => {
     const cached = join(out, `eval-${label}.json`);
     if (existsSync(cached)) return JSON.parse(readFileSync(cached, 'utf8')) as EvalResult;
     const text = await run(['eval', runDir, '--backend', 'bwrap', '--n', '20', '--json', '--out', join(out, 'evals'), ...extra]);
@@ -155,11 +168,12 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     return JSON.parse(text) as EvalResult;
   };
   const none = { summary: { pairs: Number.NaN, inBandShare: Number.NaN, meanAbsDistance: Number.NaN } } as EvalResult;
-  const short = agentOnly ? none : await evalAt(`g${shortAt}`, ['--generation', String(shortAt), '--agent', String(shortAt)]);
-  // With 5 generations the final archive is the generation-4 one: the same pairs and agent, so not played twice.
-  const final = agentOnly ? none : gens.length - 1 === shortAt ? short : await evalAt('final', ['--no-user-effect']);
+  // The demo's final archive with its final agent (no agent is promoted after the last generation).
+  const short = agentOnly || !demo ? none : await evalAt(demo.runDir, `g${shortAt}`, []);
+  const final = agentOnly ? none : long === demo ? short : await evalAt(long.runDir, 'final', ['--no-user-effect']);
+  const { made, loadAtRun, madeWithPath } = long;
   const series = gens.map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
-  const difficulty = series.slice(0, shortAt + 1);
+  const difficulty = (demo?.gens ?? gens).slice(0, demoGenerations).map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
   const heldOut = gens.map((g) => g.heldOut.test?.score.success ?? Number.NaN);
   const gain = agentGain(gens);
   const users = short.userEffect?.users ?? [];
@@ -173,7 +187,7 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     v1Archive: v1ArchiveSize[seed] ?? Number.NaN,
     inBand: short.summary.inBandShare,
     meanAbs: short.summary.meanAbsDistance,
-    loopInBand: gens[shortAt]!.archiveBand.inBandShare,
+    loopInBand: (demo?.gens ?? gens)[shortAt]!.archiveBand.inBandShare,
     difficulty,
     risingSteps: risingSteps(difficulty).rising,
     risingRun: risingSteps(series),
@@ -191,6 +205,8 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     inBandFinal: final.summary.inBandShare,
     runCpuSec: made?.cpu ? made.cpu.user + made.cpu.system : null,
     runWallSec: made?.wallSec ?? null,
+    demoCpuSec: demo?.made?.cpu ? demo.made.cpu.user + demo.made.cpu.system : null,
+    demoWallSec: demo?.made?.wallSec ?? null,
     loadAtRun,
     madeWith: existsSync(madeWithPath) ? (JSON.parse(readFileSync(madeWithPath, 'utf8')) as SeedFigures['madeWith']) : null,
   };
@@ -247,7 +263,10 @@ async function main(): Promise<void> {
   console.log(`measured difficulty rising (gen mean above the previous by more than its se): gens 0-${shortAt} ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps; whole run ${rows.reduce((s, r) => s + r.risingRun.rising, 0)} of ${rows.reduce((s, r) => s + r.risingRun.steps, 0)} steps; agent ability ${f2(mean(rows.map((r) => r.ability[0])))} → ${f2(mean(rows.map((r) => r.ability[1])))} (seed mean, logit scale)`);
   console.log(effect ? `evolved users vs parent (parent - child success, fresh ids), pooled over the seeds' users: ${effect.mean.toFixed(3)} ${effect.n >= 2 ? `[${effect.ci[0].toFixed(3)}, ${effect.ci[1].toFixed(3)}]` : '(no interval from one user)'} over ${effect.n} users; outside realism bounds: ${rows.reduce((s, r) => s + r.realismOutside, 0)}` : 'evolved users: none in the final archives');
   const cpu = rows.filter((r) => r.runCpuSec !== null);
-  console.log(cpu.length ? `run cost (CLI + its bwrap sandboxes, ${generations} generations): ${cpu.map((r) => `seed ${r.seed} ${r.runCpuSec!.toFixed(0)} s CPU, ${r.runWallSec!.toFixed(0)} s wall at load ${r.loadAtRun.toFixed(1)}`).join('; ')} (the demo's budget: 2 min on 2 cores)` : 'run cost: every run was made by an earlier bench (--keep), not timed');
+  console.log(cpu.length ? `run cost (CLI + its bwrap sandboxes, ${generations} generations): ${cpu.map((r) => `seed ${r.seed} ${r.runCpuSec!.toFixed(0)} s CPU, ${r.runWallSec!.toFixed(0)} s wall at load ${r.loadAtRun.toFixed(1)}`).join('; ')}` : 'run cost: every run was made by an earlier bench (--keep), not timed');
+  const demoCpu = rows.filter((r) => r.demoCpuSec !== null && r.demoWallSec !== null);
+  // Two seeds run at once (--jobs 2) share the 2 cores: the wall times are not the demo's alone; the CPU is.
+  if (demoCpu.length && generations > shortAt + 1) console.log(`demo cost (5 generations, ${jobs} at once): ${demoCpu.map((r) => `seed ${r.seed} ${r.demoCpuSec!.toFixed(0)} s CPU, ${r.demoWallSec!.toFixed(0)} s wall`).join('; ')} (the demo's budget: 2 min on 2 cores)`);
   console.log(JSON.stringify({ bench: 'efficacy', seeds, generations, rows, userEffect: effect, load: loadavg() }));
   if (!keep) rmSync(work, { recursive: true, force: true });
 }
