@@ -219,8 +219,9 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     // children made for the agent it replaced would start one generation behind it. No agent is promoted after the
     // last generation: the final agent is the one the final archive was made and measured with.
     const playedBy = agent;
-    deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving agent' });
-    const update = g < config.generations - 1 ? await evolveAgent({ ...ctx, rng: rng.fork('agent') }, { current: agent, records: ordered }) : undefined;
+    const evolves = g < config.generations - 1;
+    if (evolves) deps.onProgress?.({ type: 'phase', generation: g, phase: 'evolving agent' });
+    const update = evolves ? await evolveAgent({ ...ctx, rng: rng.fork('agent') }, { current: agent, records: ordered }) : undefined;
     if (update) {
       if (update.promoted && update.candidate) {
         agent = update.candidate;
