@@ -100,8 +100,8 @@ export function capByEvidence(archive: Archive, model: FrontierModel, maxArchive
   // Screening plays are a measurement: a child admitted generations ago for an agent since replaced is in the fit by
   // them, and protecting it until its turn to be played (4 fresh children a generation) kept most of a fast-moving
   // archive out of reach (77 % of the final pairs on the level-1.5 demo had never been played).
-  const played = active.filter((p) => p.lastPlayed >= 0 || p.screening !== undefined).sort((a, b) => distance(b) - distance(a) || a.pairId.localeCompare(b.pairId));
-  const retired = played.slice(0, Math.max(0, active.length - maxArchive));
+  const measured = active.filter((p) => p.lastPlayed >= 0 || p.screening !== undefined).sort((a, b) => distance(b) - distance(a) || a.pairId.localeCompare(b.pairId));
+  const retired = measured.slice(0, Math.max(0, active.length - maxArchive));
   for (const p of retired) p.retired = 'archive_full';
   return retired;
 }

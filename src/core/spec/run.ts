@@ -108,13 +108,14 @@ export const runConfigSchema = z
         heldOutLevel: z.number().min(1).max(100).optional().describe('Level of the frozen test and promotion sets drawn from the built-in families (default: builtinLevel). A curriculum that starts below its target measures the agent on the target: seeds at 1.5, held-out sets at 2.'),
         pairsPerGeneration: z.number().int().min(1).max(10000).default(8).describe('(environment, user) pairs played per generation.'),
         childrenPerGeneration: z.number().int().min(0).max(10000).default(4).describe('New children proposed per generation.'),
-        maxChildrenPerGeneration: z.number().int().min(0).max(10000).optional().describe('Children a generation may plan when the fitted model places more active pairs than childrenPerGeneration outside the band (after a promotion most of the archive is too easy at once): as many as those pairs, up to this (default: childrenPerGeneration, a fixed count).'),
+        maxChildrenPerGeneration: z.number().int().min(0).max(10000).optional().describe('Children a generation may plan when the fitted model places more played active pairs than childrenPerGeneration outside the band (after a promotion most of the archive is too easy at once): as many as those pairs, up to this (default: childrenPerGeneration, a fixed count).'),
         replayShare: z.number().min(0).max(1).default(0.5).describe('Share of pairs drawn from the archive by PLR replay (the rest are fresh children).'),
         stalenessMix: z.number().min(0).max(1).default(0.2).describe('PLR staleness mixing coefficient.'),
-        maxArchive: z.number().int().min(1).max(100000).default(200).describe('Active pairs the archive holds at most: above it, the played pairs least likely in band (the fitted model places them furthest from the band\'s centre) are retired, so admitted children take their places.'),
+        maxArchive: z.number().int().min(1).max(100000).default(200).describe('Active pairs the archive holds at most: above it, the measured pairs (played, or screened on admission) least likely in band (the fitted model places them furthest from the band\'s centre) are retired, so admitted children take their places.'),
         minArchive: z.number().int().min(0).max(100000).default(0).describe('Active pairs below which nothing is retired or quarantined, so the archive cannot shrink to look in band.'),
       })
       .refine((p) => p.maxArchive >= p.minArchive, { message: 'population.maxArchive must not be below population.minArchive (the archive could not be both)', path: ['maxArchive'] })
+      .refine((p) => p.maxChildrenPerGeneration === undefined || p.maxChildrenPerGeneration >= p.childrenPerGeneration, { message: 'population.maxChildrenPerGeneration must not be below population.childrenPerGeneration (a generation plans at least that many)', path: ['maxChildrenPerGeneration'] })
       .default({
         environments: [], users: [], builtinFamilies: [], builtinLevel: 1, pairsPerGeneration: 8,
         childrenPerGeneration: 4, replayShare: 0.5, stalenessMix: 0.2, maxArchive: 200, minArchive: 0,

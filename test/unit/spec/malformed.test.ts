@@ -63,6 +63,7 @@ const cases: Record<string, Expected[]> = {
     [10, 33, 10, 38, ['roles', 'agent', 'endpoint'], 'endpoint "local", which is not defined in endpoints'],
   ],
   'archive-cap-below-floor.run.yaml': [[7, 15, 7, 17, ['population', 'maxArchive'], 'population.maxArchive must not be below population.minArchive']],
+  'children-max-below-base.run.yaml': [[7, 29, 7, 30, ['population', 'maxChildrenPerGeneration'], 'population.maxChildrenPerGeneration must not be below population.childrenPerGeneration']],
   'unknown-role-kind.run.yaml': [[7, 18, 7, 24, ['roles', 'judge', 'kind'], 'expected one of "builtin", "llm", got "bultin"; did you mean "builtin"?']],
 };
 
