@@ -23,7 +23,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import pLimit from 'p-limit';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { EvalResult, GenerationMetrics, PredictionCheck } from '../../src/core/metrics/metricsSchema.js';
 import { agentGain, risingSteps } from '../../src/core/metrics/agentGain.js';
 import { meanWithInterval } from '../../src/core/metrics/summaries.js';
@@ -159,9 +159,10 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
   const demo = agentOnly && generations > demoGenerations ? null : await seedRun(join(out, `g${demoGenerations}`), seed, demoGenerations);
   const long = generations > demoGenerations ? await seedRun(join(out, `g${generations}`), seed, generations) : demo!;
   const gens = long.gens;
-  // Each eval's JSON is kept beside its run, so a bench started again with --keep does not play it again.
+  // Each eval's JSON is kept beside its run (in the run's g5 or g10 folder, never the seed's: a seed folder kept by a
+  // bench from before the two runs holds another run's evals), so a bench started again with --keep does not play it again.
   const evalAt = async (runDir: string, label: string, extra: string[]): Promise<EvalResult> => {
-    const cached = join(out, `eval-${label}.json`);
+    const cached = join(dirname(runDir), `eval-${label}.json`);
     if (existsSync(cached)) return JSON.parse(readFileSync(cached, 'utf8')) as EvalResult;
     const text = await run(['eval', runDir, '--backend', 'bwrap', '--n', '20', '--json', '--out', join(out, 'evals'), ...extra]);
     writeFileSync(cached, text);
