@@ -36,6 +36,8 @@ const seeds = (arg('--seeds') ?? '1,2,3,4,5,2026').split(',').map(Number);
 const generations = Number(arg('--generations') ?? 10);
 const jobs = Math.max(1, Number(arg('--jobs') ?? 1));
 const shortAt = 4;
+/** The demo's generations: its figures are read after generation `shortAt`, its last. */
+const demoGenerations = shortAt + 1;
 /** Final active archive of the version-1 demo (commit b8f2104, same seeds, bwrap): the size the archive must keep. */
 const v1ArchiveSize: Record<number, number> = { 1: 34, 2: 35, 3: 32, 4: 35, 5: 33, 2026: 33 };
 const cli = resolve(process.env.COEVOLVE_BENCH_CLI ?? 'dist/cli.js');
@@ -154,7 +156,6 @@ async function seedRun(out: string, seed: number, gens: number): Promise<{ runDi
 
 async function seedFigures(seed: number): Promise<SeedFigures> {
   const out = join(work, `seed-${seed}`);
-  const demoGenerations = shortAt + 1;
   // Under --agent-only with a longer run, the demo run is not needed: its figures are the archive's.
   const demo = agentOnly && generations > demoGenerations ? null : await seedRun(join(out, `g${demoGenerations}`), seed, demoGenerations);
   const long = generations > demoGenerations ? await seedRun(join(out, `g${generations}`), seed, generations) : demo!;
@@ -173,8 +174,10 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
   const short = agentOnly || !demo ? none : await evalAt(demo.runDir, `g${shortAt}`, []);
   const final = agentOnly ? none : long === demo ? short : await evalAt(long.runDir, 'final', ['--no-user-effect']);
   const { made, loadAtRun, madeWithPath } = long;
-  const series = gens.map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
-  const difficulty = (demo?.gens ?? gens).slice(0, demoGenerations).map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
+  const demoGens = (demo?.gens ?? gens).slice(0, demoGenerations);
+  const difficultyOf = (gs: GenerationMetrics[]) => gs.map((g) => ({ mean: g.measuredDifficulty.archive.mean, se: g.measuredDifficulty.archive.se }));
+  const series = difficultyOf(gens);
+  const difficulty = difficultyOf(demoGens);
   const heldOut = gens.map((g) => g.heldOut.test?.score.success ?? Number.NaN);
   const gain = agentGain(gens);
   const users = short.userEffect?.users ?? [];
@@ -188,7 +191,7 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     v1Archive: v1ArchiveSize[seed] ?? Number.NaN,
     inBand: short.summary.inBandShare,
     meanAbs: short.summary.meanAbsDistance,
-    loopInBand: (demo?.gens ?? gens)[shortAt]!.archiveBand.inBandShare,
+    loopInBand: demoGens[shortAt]!.archiveBand.inBandShare,
     difficulty,
     risingSteps: risingSteps(difficulty).rising,
     risingRun: risingSteps(series),
@@ -267,7 +270,7 @@ async function main(): Promise<void> {
   console.log(cpu.length ? `run cost (CLI + its bwrap sandboxes, ${generations} generations): ${cpu.map((r) => `seed ${r.seed} ${r.runCpuSec!.toFixed(0)} s CPU, ${r.runWallSec!.toFixed(0)} s wall at load ${r.loadAtRun.toFixed(1)}`).join('; ')}` : 'run cost: every run was made by an earlier bench (--keep), not timed');
   const demoCpu = rows.filter((r) => r.demoCpuSec !== null && r.demoWallSec !== null);
   // Two seeds run at once (--jobs 2) share the 2 cores: the wall times are not the demo's alone; the CPU is.
-  if (demoCpu.length && generations > shortAt + 1) console.log(`demo cost (5 generations, ${jobs} at once): ${demoCpu.map((r) => `seed ${r.seed} ${r.demoCpuSec!.toFixed(0)} s CPU, ${r.demoWallSec!.toFixed(0)} s wall`).join('; ')} (the demo's budget: 2 min on 2 cores)`);
+  if (demoCpu.length && generations > demoGenerations) console.log(`demo cost (5 generations, ${jobs} at once): ${demoCpu.map((r) => `seed ${r.seed} ${r.demoCpuSec!.toFixed(0)} s CPU, ${r.demoWallSec!.toFixed(0)} s wall`).join('; ')} (the demo's budget: 2 min on 2 cores)`);
   console.log(JSON.stringify({ bench: 'efficacy', seeds, generations, rows, userEffect: effect, load: loadavg() }));
   if (!keep) rmSync(work, { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { bandCentre } from '../metrics/band.js';
+import { bandCentre, inBand } from '../metrics/band.js';
 import type { Rng } from '../ports/rng.js';
 import { zeroUsage } from '../ports/model.js';
 import type { DesignMove, PairStats, Proposal } from '../roles/ports.js';
@@ -150,11 +150,7 @@ export function childCount(archive: Archive, model: FrontierModel, config: Child
   const base = config.population.childrenPerGeneration;
   const max = Math.max(base, config.population.maxChildrenPerGeneration ?? base);
   if (max === base) return base;
-  const out = archive.activePairs().filter((p) => {
-    if (p.lastPlayed < 0) return false;
-    const predicted = model.fit.predict(model.agentId, p.envId, p.userId);
-    return predicted < config.band.low || predicted > config.band.high;
-  }).length;
+  const out = archive.activePairs().filter((p) => p.lastPlayed >= 0 && !inBand(model.fit.predict(model.agentId, p.envId, p.userId), config.band)).length;
   return Math.min(max, Math.max(base, out));
 }
 
