@@ -106,6 +106,9 @@ const frontierColumns: Column[] = [
 
 const yieldColumn: Column = { head: 'yield', right: true, cell: (g: Gen) => (g.frontierYield.measured !== undefined ? `${g.frontierYield.inBand}/${g.frontierYield.measured}` : '—') };
 
+/** The steering's aim against its children's screening: "48% → 62% [52–71]"; — before it was recorded or with none screened. */
+const aimColumn: Column = { head: 'aimed → screened', right: true, cell: (g: Gen) => (g.frontierYield.aim ? `${pct(g.frontierYield.aim.predicted)} → ${scoreCell({ success: g.frontierYield.aim.screened, ci: g.frontierYield.aim.ci })}` : '—') };
+
 /** The leading promotion race: candidate vs incumbent over the race's plays with intervals, wins-losses, decision. */
 function raceCell(g: Gen): string {
   const p = g.heldOut?.promotion;
@@ -153,11 +156,11 @@ export function formatReportMarkdown(r: RunReport): string {
   // The frontier measurement and the children are two tables: side by side a demo's race and refusal cells drew
   // 145-159 columns, wider than a terminal.
   const frontier: Column[] = [gen, ...frontierColumns];
-  const made: Column[] = [gen, ...(r.notRecorded.length ? [] : [yieldColumn]), { head: 'children ok', right: false, cell: children }];
+  const made: Column[] = [gen, ...(r.notRecorded.length ? [] : [yieldColumn, aimColumn]), { head: 'children ok', right: false, cell: children }];
   const notes = [
     `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
     `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
-    r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval, in %]; agent race = the leading candidate vs the incumbent on the promotion set over its race [95 % intervals], discordant wins-losses, decision; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured.',
+    r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval, in %]; agent race = the leading candidate vs the incumbent on the promotion set over its race [95 % intervals], discordant wins-losses, decision; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured; aimed → screened = the fitted model\'s mean predicted success of the children screened this generation, from when they were planned, against the success of their screening plays [95 % interval].',
     r.notRecorded.length ? `not recorded by this run (written before metrics version 2): ${r.notRecorded.join(', ')}.` : '',
     spent ? '' : 'no model calls: 0 tokens, $0.',
   ].filter(Boolean);

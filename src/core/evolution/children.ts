@@ -4,6 +4,7 @@ import type { Rng } from '../ports/rng.js';
 import { zeroUsage } from '../ports/model.js';
 import type { DesignMove, PairStats, Proposal } from '../roles/ports.js';
 import type { ChildValidation } from '../ports/runStore.js';
+import type { AimedChild } from '../metrics/aimCheck.js';
 import type { UserEffectEntry } from '../metrics/metricsSchema.js';
 import { logistic, logit } from '../metrics/distributions.js';
 import { pairPosterior, screeningVerdict, screensOut } from '../metrics/pairEvidence.js';
@@ -45,6 +46,8 @@ export const childRules = { screeningPlays: 4 } as const;
 
 export interface PopulationOutcome {
   outcomes: ChildOutcome[];
+  /** Every screened child of this generation's plan (environment children and new pairings): its prediction and screening. */
+  aimed: AimedChild[];
   fresh: PairEntry[];
   userEffects: UserEffectEntry[];
   realism: { userId: string; indicators: ReturnType<typeof realismIndicators>; violations: string[] }[];
@@ -102,7 +105,7 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
   const candidates = [...(await Promise.all(probation.map((v) => userCandidate(ctx, model, agent, v)))), ...fresh];
   const planOf = (i: number): ChildPlan | undefined => (i < probation.length ? undefined : plans[i - probation.length]);
 
-  const out: PopulationOutcome = { outcomes: [], fresh: [], userEffects: [], realism: [] };
+  const out: PopulationOutcome = { outcomes: [], aimed: [], fresh: [], userEffects: [], realism: [] };
   for (const [i, c] of candidates.entries()) {
     if (c.kind === 'user') {
       const decision = c.outcome.accepted ? 'admitted' : c.pending ? 'probation' : 'refused';
@@ -110,6 +113,7 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
       if (c.realism) out.realism.push(c.realism);
     }
     const plan = planOf(i);
+    if (plan && c.kind !== 'user' && c.screen) out.aimed.push({ predicted: plan.predicted, ...c.screen });
     if (plan && c.kind !== 'pair') recordMade(ctx.archive.ledger, plan, c.outcome);
     else if (plan && c.kind === 'pair' && c.madeBy) recordMade(ctx.archive.ledger, plan, { ...c.outcome, kind: 'environment', id: c.envId, ...c.madeBy });
     else if (c.kind === 'user') (ctx.archive.ledger.made ??= {})[moveKey('user', c.outcome.parent, c.outcome.operator)] = { id: c.outcome.id, verdict: c.outcome.accepted ? 'admitted' : (c.outcome.reason ?? 'refused') };

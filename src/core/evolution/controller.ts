@@ -13,6 +13,7 @@ import type { EnvironmentSpec } from '../spec/environment.js';
 import type { RunConfig } from '../spec/run.js';
 import type { AgentModelSwitch, TrainerHookResult } from '../spec/trainerHookResult.js';
 import type { UserProfile } from '../spec/user.js';
+import { aimCheck } from '../metrics/aimCheck.js';
 import { bandCentre, inBand } from '../metrics/band.js';
 import { replayScore } from '../metrics/pairEvidence.js';
 import { generationMetrics } from '../metrics/generationMetrics.js';
@@ -302,6 +303,7 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
         share: firstMeasure.measured ? firstMeasure.inBand / firstMeasure.measured : 0,
         admittedShare: outcomes.length ? accepted / outcomes.length : 0,
         screenedOut: outcomes.filter((o) => o.reason === 'screened_out').length,
+        aim: aimCheck(population.aimed),
       },
       ...measured,
       heldOut: { test, promotion: update?.promotion ?? null },

@@ -228,6 +228,17 @@ export const realismSchema = z
   })
   .describe('Realism indicators of evolved users with explicit bounds.');
 
+export const aimCheckSchema = z
+  .object({
+    children: count.describe('Children screened this generation: environment children and new pairings, admitted or refused (user children are judged on paired plays instead).'),
+    plays: count.describe('Their screening plays.'),
+    predicted: share.describe("The fitted model's mean predicted success of those children when they were planned (before any play of them), weighted by their plays; steering aims it at the band's centre."),
+    screened: share.describe('The success of their screening plays: above `predicted`, the children came out easier than aimed.'),
+    ci: interval.describe('95 % Wilson score interval of `screened`.'),
+  })
+  .describe("The steering's aim checked by the screening plays.");
+export type AimCheck = z.infer<typeof aimCheckSchema>;
+
 export const frontierYieldSchema = z
   .object({
     proposed: count.describe('Children proposed this generation.'),
@@ -237,6 +248,7 @@ export const frontierYieldSchema = z
     measured: count.optional().describe('Version 2: children whose first measurement after admission was made this generation.'),
     admittedShare: share.optional().describe('Version 2: accepted / proposed.'),
     screenedOut: count.optional().describe('Version 2: children refused by their screening plays.'),
+    aim: aimCheckSchema.nullable().optional().describe('Version 2, from 2026-12-06 (absent before): did the steering hit its aim? null when no child was screened.'),
   })
   .describe('How many children land in the band.');
 

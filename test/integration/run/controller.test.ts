@@ -75,6 +75,19 @@ describe('controller (in process, process backend)', function () {
     }
   });
 
+  it("records the steering's aim against the screening plays of the children it planned", () => {
+    const checks = reference.metrics.map((m) => m.frontierYield.aim);
+    assert.ok(checks.some((a) => a), 'some generation screened a child');
+    for (const a of checks) {
+      if (!a) continue;
+      // Every screened child played the 4 screening plays (childRules.screeningPlays).
+      assert.equal(a.plays, 4 * a.children);
+      assert.ok(a.predicted > 0 && a.predicted < 1);
+      assert.ok(a.ci[0] <= a.screened && a.screened <= a.ci[1]);
+      assert.equal(Math.round(a.screened * a.plays) / a.plays, a.screened, 'a share of whole plays');
+    }
+  });
+
   it('gives the same metrics at concurrency 4', async () => {
     const { outcome } = await run(4);
     assert.deepEqual(untimed(outcome.metrics), untimed(reference.metrics));
