@@ -36,6 +36,8 @@ const pairPlan = z.looseObject({ pairId: z.string(), envId: safeId, userId: safe
 const childKind = z.enum(['environment', 'user']);
 const reward = z.number().min(0).max(1).nullable();
 const childValidation = z.looseObject({ oracleReward: reward, emptyReward: reward, screening: z.looseObject({ successes: z.number().int().min(0), trials: z.number().int().min(0) }).optional() }).optional();
+/** A child's success as the fitted model predicted it when the child was planned (absent in runs written before 2026-12-06). */
+const plannedSuccess = z.number().min(0).max(1).optional();
 
 /** Known event types and the fields readers use; an unknown type needs only seq, at and type. */
 const eventBodies: Record<string, z.ZodType> = {
@@ -44,9 +46,9 @@ const eventBodies: Record<string, z.ZodType> = {
   'generation.started': z.looseObject({ generation, agentId: safeId, pairs: z.array(pairPlan) }),
   'rollout.started': z.looseObject({ generation, rolloutId: safeId, pairId: z.string() }),
   'rollout.finished': z.looseObject({ summary: rolloutSummarySchema }),
-  'spec.added': z.looseObject({ kind: childKind, id: safeId, parent: safeId.nullable(), operator: z.string().nullable(), generation, validation: childValidation }),
+  'spec.added': z.looseObject({ kind: childKind, id: safeId, parent: safeId.nullable(), operator: z.string().nullable(), generation, validation: childValidation, predicted: plannedSuccess }),
   // A rejected child was never written: its id may be whatever a designer proposed, and is never a path.
-  'child.rejected': z.looseObject({ kind: childKind, id: z.string(), parent: z.string(), operator: z.string(), reason: z.string(), generation, validation: childValidation }),
+  'child.rejected': z.looseObject({ kind: childKind, id: z.string(), parent: z.string(), operator: z.string(), reason: z.string(), generation, validation: childValidation, predicted: plannedSuccess }),
   'spec.retired': z.looseObject({ kind: childKind, id: retiredId, reason: z.string(), generation }),
   'agent.updated': z.looseObject({ generation, fromId: safeId, toId: safeId, change: z.string(), promoted: z.boolean() }),
   'hook.finished': z.looseObject({ generation, exitCode: z.number(), durationMs: z.number(), outputFile: z.string(), result: trainerHookResultSchema.optional() }),

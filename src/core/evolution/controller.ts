@@ -14,6 +14,7 @@ import type { RunConfig } from '../spec/run.js';
 import type { AgentModelSwitch, TrainerHookResult } from '../spec/trainerHookResult.js';
 import type { UserProfile } from '../spec/user.js';
 import { aimCheck } from '../metrics/aimCheck.js';
+import { round4 } from '../metrics/summaries.js';
 import { bandCentre, inBand } from '../metrics/band.js';
 import { replayScore } from '../metrics/pairEvidence.js';
 import { generationMetrics } from '../metrics/generationMetrics.js';
@@ -241,9 +242,9 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
       if (o.accepted) {
         if (o.kind === 'environment') await recorder.writeEnvironment(archive.envs.get(o.id)!);
         else await recorder.writeUser(archive.users.get(o.id)!);
-        await emitOnce({ type: 'spec.added', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, generation: g + 1, ...(o.validation ? { validation: o.validation } : {}) });
+        await emitOnce({ type: 'spec.added', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, generation: g + 1, ...(o.validation ? { validation: o.validation } : {}), predicted: round4(o.predicted) });
       } else {
-        await emitOnce({ type: 'child.rejected', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, reason: `${o.reason}: ${o.detail ?? ''}`.slice(0, 2000), generation: g, ...(o.validation ? { validation: o.validation } : {}) });
+        await emitOnce({ type: 'child.rejected', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, reason: `${o.reason}: ${o.detail ?? ''}`.slice(0, 2000), generation: g, ...(o.validation ? { validation: o.validation } : {}), predicted: round4(o.predicted) });
       }
     }
     archive.fresh.push(...population.fresh.map((p) => p.pairId));

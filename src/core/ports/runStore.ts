@@ -51,8 +51,9 @@ export type RunEventBody =
   | { type: 'generation.started'; generation: number; agentId: string; pairs: PairPlan[] }
   | { type: 'rollout.started'; generation: number; rolloutId: string; pairId: string }
   | { type: 'rollout.finished'; summary: RolloutSummary }
-  | { type: 'spec.added'; kind: ChildKind; id: string; parent: string | null; operator: string | null; generation: number; validation?: ChildValidation }
-  | { type: 'child.rejected'; kind: ChildKind; id: string; parent: string; operator: string; reason: string; generation: number; validation?: ChildValidation }
+  /** `predicted`: a child's success for the current agent as the fitted model predicted it when the child was planned. */
+  | { type: 'spec.added'; kind: ChildKind; id: string; parent: string | null; operator: string | null; generation: number; validation?: ChildValidation; predicted?: number }
+  | { type: 'child.rejected'; kind: ChildKind; id: string; parent: string; operator: string; reason: string; generation: number; validation?: ChildValidation; predicted?: number }
   | { type: 'spec.retired'; kind: ChildKind; id: string; reason: 'too_easy' | 'too_hard' | 'archive_full'; generation: number }
   | { type: 'agent.updated'; generation: number; fromId: string; toId: string; change: string; promoted: boolean; heldOut?: { incumbent: number; candidate: number } }
   | { type: 'hook.finished'; generation: number; exitCode: number; durationMs: number; outputFile: string; result?: TrainerHookResult }

@@ -57,8 +57,9 @@ describe('controller (in process, process backend)', function () {
   }
 
   let reference: RunOutcome;
+  let referenceDir: string;
   before(async () => {
-    reference = (await run(1)).outcome;
+    ({ outcome: reference, dir: referenceDir } = await run(1));
   });
 
   it('completes every generation with children and metrics', () => {
@@ -85,6 +86,13 @@ describe('controller (in process, process backend)', function () {
       assert.ok(a.predicted > 0 && a.predicted < 1);
       assert.ok(a.ci[0] <= a.screened && a.screened <= a.ci[1]);
       assert.equal(Math.round(a.screened * a.plays) / a.plays, a.screened, 'a share of whole plays');
+    }
+    // Each child's event carries its planned prediction, so the aim can be checked child by child (by move).
+    const children = openRun(referenceDir).events.filter((e) => (e.type === 'spec.added' && e.generation > 0) || e.type === 'child.rejected');
+    assert.ok(children.length > 0);
+    for (const e of children) {
+      const predicted = (e as { predicted?: number }).predicted;
+      assert.ok(typeof predicted === 'number' && predicted > 0 && predicted < 1, `${e.type} ${(e as { id?: string }).id}: predicted ${predicted}`);
     }
   });
 
