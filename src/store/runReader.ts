@@ -35,6 +35,21 @@ export interface SpecIndexEntry {
   operator: string | null;
   generation: number;
   retired?: string;
+  /** A child's aim: its planned prediction and its screening plays, as its spec.added event recorded them. */
+  aim?: ChildAim;
+}
+
+/** What the fitted model predicted for a child when it was planned, and what its screening plays then showed. */
+export interface ChildAim {
+  predicted: number;
+  screening?: { successes: number; trials: number };
+}
+
+/** The aim a child event carries (runs written before 2026-12-06 have no prediction, so no aim). */
+export function childAim(e: { predicted?: number; validation?: { screening?: { successes: number; trials: number } } }): ChildAim | undefined {
+  if (e.predicted === undefined) return undefined;
+  const s = e.validation?.screening;
+  return { predicted: e.predicted, ...(s && s.trials > 0 ? { screening: { successes: s.successes, trials: s.trials } } : {}) };
 }
 
 /** Something in the run directory that could not be used, and what was done about it. */
@@ -139,9 +154,11 @@ export function indexEvents(dir: string, manifest: RunManifest, events: RunEvent
       case 'generation.finished':
         gen(e.generation).finished = true;
         break;
-      case 'spec.added':
-        specs.set(e.id, { kind: e.kind, id: e.id, parent: e.parent, operator: e.operator, generation: e.generation });
+      case 'spec.added': {
+        const aim = childAim(e);
+        specs.set(e.id, { kind: e.kind, id: e.id, parent: e.parent, operator: e.operator, generation: e.generation, ...(aim ? { aim } : {}) });
         break;
+      }
       case 'spec.retired': {
         const s = specs.get(e.id);
         if (s) s.retired = e.reason;

@@ -1,6 +1,7 @@
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
 import { environmentName, userName } from '../webview/names.js';
 import type { DashboardView, GenerationFigures, LineageNode, RunOverview } from '../webview/protocol.js';
+import { childAim } from '../store/runReader.js';
 import type { RunSource } from './liveRun.js';
 
 /**
@@ -66,6 +67,7 @@ export function lineage(source: RunSource): LineageNode[] {
   for (const s of run.specs.values()) {
     const node: LineageNode = { kind: s.kind, id: s.id, parent: s.parent, operator: s.operator, generation: s.generation };
     if (s.retired) node.retired = s.retired;
+    if (s.aim) node.aim = s.aim;
     // A spec whose file is missing or invalid is listed without family, difficulty and name.
     if (s.kind === 'environment') {
       const e = source.env(s.id);
@@ -94,7 +96,10 @@ export function dashboardView(source: RunSource, compare: RunSource | undefined,
   return {
     run: overview,
     lineage: lineage(source),
-    rejections: run.rejections.map((r) => ({ kind: r.kind, id: r.id, parent: r.parent, operator: r.operator, reason: r.reason, generation: r.generation })),
+    rejections: run.rejections.map((r) => {
+      const aim = childAim(r);
+      return { kind: r.kind, id: r.id, parent: r.parent, operator: r.operator, reason: r.reason, generation: r.generation, ...(aim ? { aim } : {}) };
+    }),
     agentUpdates: run.agentUpdates.map((a) => ({ generation: a.generation, fromId: a.fromId, toId: a.toId, change: a.change, promoted: a.promoted, ...(a.heldOut ? { heldOut: a.heldOut } : {}) })),
     retirements: run.events.flatMap((e) => {
       if (e.type !== 'spec.retired') return [];

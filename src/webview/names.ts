@@ -105,6 +105,16 @@ export function measuredLabel(value: number, se?: number): string {
   return `measured ${fixed(value, 2)}${se === undefined ? '' : ` ± ${se.toFixed(2)}`} logits`;
 }
 
+/** A child's aim in a few words, "aimed 48 % · screened 3/4", and in a sentence for its tooltip. */
+export function aimLabel(aim: { predicted: number; screening?: { successes: number; trials: number } }): { text: string; title: string } {
+  const aimed = Math.round(aim.predicted * 100);
+  const s = aim.screening;
+  return {
+    text: `aimed ${aimed} %${s ? ` · screened ${s.successes}/${s.trials}` : ''}`,
+    title: `When this child was planned, the fitted model predicted ${aimed} % success for the agent it was made for${s ? `; its ${s.trials} screening plays before admission passed ${s.successes}` : ''}.`,
+  };
+}
+
 /** The three classes the controller puts a pair in, in words. */
 export const pairClassLabel: Record<string, string> = {
   too_easy: 'too easy',

@@ -9,6 +9,8 @@ import type { z } from 'zod';
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
 import type { EvalResult } from '../core/metrics/metricsSchema.js';
 import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
+import type { ChildAim } from '../store/runReader.js';
+export type { ChildAim };
 import type { DatasetPage } from '../viewdata/datasetItems.js';
 import type {
   commandParams, dashboardPanelStateSchema, datasetFiltersSchema, hostMessageSchema, notificationParams, requestParams, rolloutFilterSchema,
@@ -130,6 +132,8 @@ export interface LineageNode {
   name?: string;
   /** Measured difficulty (logits, metrics v2) from the last generation that fitted it, with its standard error. */
   measured?: { value: number; se: number; plays: number; generation: number };
+  /** A child's planned prediction for the agent it was made for and its screening plays (runs from 2026-12-06 on). */
+  aim?: ChildAim;
 }
 
 export interface RejectedChild {
@@ -139,6 +143,7 @@ export interface RejectedChild {
   operator: string;
   reason: string;
   generation: number;
+  aim?: ChildAim;
 }
 
 /**

@@ -2,14 +2,21 @@
 // operator that made it, its last success with counts, design and measured difficulty; a chosen node opens its
 // detail (what its change was, in knobs, then the diff) beside the tree.
 import { html, nothing, type TemplateResult } from 'lit';
-import { designLevelLabel, difficultyScales, measuredLabel, operatorLabel, successLabel } from '../names.js';
-import type { DashboardView, LineageNode, SpecView } from '../protocol.js';
+import { aimLabel, designLevelLabel, difficultyScales, measuredLabel, operatorLabel, successLabel } from '../names.js';
+import type { ChildAim, DashboardView, LineageNode, SpecView } from '../protocol.js';
 import { generationsLabel, rejectedGroups, type RejectedGroup } from './rejectedChildren.js';
 import { specPanel } from './specPanel.js';
 
 export interface LineageHandlers {
   select(node: LineageNode): void;
   showRollouts(node: LineageNode): void;
+}
+
+/** Where the steering aimed a child and where its screening plays put it: the controller's aim, child by child. */
+function aimTag(aim: ChildAim | undefined): TemplateResult | typeof nothing {
+  if (!aim) return nothing;
+  const { text, title } = aimLabel(aim);
+  return html`<span class="dim aim" title=${title}>${text}</span>`;
 }
 
 function nodeLine(n: LineageNode, retiredPairs: number, selected: boolean, h: LineageHandlers): TemplateResult {
@@ -20,6 +27,7 @@ function nodeLine(n: LineageNode, retiredPairs: number, selected: boolean, h: Li
     <b class="node-name">${n.name ?? n.id}</b>
     ${n.operator ? html`<span class="op">${operatorLabel(n.operator)}</span>` : html`<span class="op seed">seed</span>`}
     <span class="dim">g${n.generation}</span>
+    ${aimTag(n.aim)}
     ${played
       ? html`<span class="rate" title=${`its ${played.pairs} pair(s) in generation ${played.generation}`}>${played.plays !== undefined && played.successes !== undefined ? successLabel(played.successes, played.plays) : `${Math.round(played.successRate * 100)} %`} <span class="dim">in g${played.generation}</span></span>`
       : html`<span class="dim">not played yet</span>`}
@@ -34,7 +42,7 @@ function nodeLine(n: LineageNode, retiredPairs: number, selected: boolean, h: Li
 const rejectedLine = (r: RejectedGroup): TemplateResult => {
   const last = r.refusals.at(-1)!;
   return html`<details class="rejected-child" data-id=${r.id}>
-    <summary class="lineage-node rejected"><span class="codicon codicon-circle-slash"></span> <span class="node-name">${r.name}</span> <span class="op">${operatorLabel(r.operator)}</span>
+    <summary class="lineage-node rejected"><span class="codicon codicon-circle-slash"></span> <span class="node-name">${r.name}</span> <span class="op">${operatorLabel(r.operator)}</span> ${aimTag(last.aim)}
       <span class="dim">refused in ${generationsLabel(r.refusals)}${r.refusals.length > 1 ? ` (${r.refusals.length} times)` : ''}: ${last.reason.split(':')[0]!.replace(/_/g, ' ')}</span></summary>
     <div class="rejected-detail"><p>Child <code>${r.id}</code> of ${r.name}${r.admitted ? ' (the same id is also in the archive, admitted)' : ''}</p>
       <ul>${r.refusals.map((x) => html`<li>g${x.generation}: ${x.reason}</li>`)}</ul></div>

@@ -1,7 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { dirname } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import type { RunEvent } from '../../../src/core/ports/runStore.js';
+import { childAim, openRun } from '../../../src/store/runReader.js';
 import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
+import { aimLabel } from '../../../src/webview/names.js';
 import { ViewData } from '../../../src/viewdata/viewRequests.js';
 import { demoRun, demoRunProblem } from '../../support/demoRun.js';
 import { needService } from '../../support/services.js';
@@ -76,6 +79,17 @@ describe('run dashboard in Chromium on a real demo run', function () {
     assert.match(nodes, /design level \d/);
     assert.match(nodes, /measured −?\d\.\d\d ± \d\.\d\d logits/);
     assert.doesNotMatch(nodes, /design \d/, 'no design figure without its scale');
+    // Every environment child of the run shows where the steering aimed it and what its screening plays showed, as its
+    // spec.added event recorded them; a seed shows no aim.
+    const added = openRun(runDir).events.filter((e): e is Extract<RunEvent, { type: 'spec.added' }> => e.type === 'spec.added' && e.kind === 'environment');
+    const children = added.filter((e) => e.parent !== null);
+    assert.ok(children.length > 0 && children.every((e) => e.predicted !== undefined), 'the demo run records each child\'s planned prediction');
+    for (const e of children) {
+      const shown = (await page.locator(`#lineage-environment button.lineage-node[data-id="${e.id}"] .aim`).textContent()) ?? '';
+      assert.equal(shown, aimLabel(childAim(e)!).text, e.id);
+    }
+    const seed = added.find((e) => e.parent === null)!;
+    assert.equal(await page.locator(`#lineage-environment button.lineage-node[data-id="${seed.id}"] .aim`).count(), 0);
     await child.focus();
     await page.keyboard.press('Enter');
     await page.locator('#lineage-detail .knob-summary').waitFor();

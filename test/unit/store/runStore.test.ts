@@ -6,7 +6,7 @@ import type { RolloutRecord } from '../../../src/core/rollout/trajectory.js';
 import { summarizeRollout } from '../../../src/core/rollout/trajectory.js';
 import { runConfigSchema } from '../../../src/core/spec/run.js';
 import { runLayout } from '../../../src/store/layout.js';
-import { openRun, readRollout, RunFormatError } from '../../../src/store/runReader.js';
+import { childAim, openRun, readRollout, RunFormatError } from '../../../src/store/runReader.js';
 import { RunWriter } from '../../../src/store/runWriter.js';
 
 const config = runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'store-test', population: { builtinFamilies: ['log-triage'] } });
@@ -55,6 +55,24 @@ describe('run store', () => {
     const rec = readRollout(dir, { generation: 0, id: 'g0-p1-t0' });
     assert.equal(rec.steps[0]!.message, 'hi <script>');
     assert.deepEqual(rec, rollout('g0-p1-t0', 0, 1));
+  });
+
+  it("indexes a child's aim from its events: planned prediction and screening plays; none for a seed or an older run", async () => {
+    const w = RunWriter.create(out, { runId: 'r2', name: 'store-test', seed: 1, toolVersion: 't', startedAt: '2026-01-01T00:00:00.000Z', config, roles: {} });
+    await w.append({ type: 'run.started', runId: 'r2' });
+    await w.append({ type: 'spec.added', kind: 'environment', id: 'e1', parent: null, operator: null, generation: 0 });
+    const screened = { oracleReward: 1, emptyReward: 0, screening: { successes: 3, trials: 4 } };
+    await w.append({ type: 'spec.added', kind: 'environment', id: 'e2', parent: 'e1', operator: 'harder:horizon', generation: 1, validation: screened, predicted: 0.4812 });
+    await w.append({ type: 'spec.added', kind: 'environment', id: 'e3', parent: 'e1', operator: 'easier:horizon', generation: 1, validation: screened });
+    await w.append({ type: 'spec.added', kind: 'user', id: 'u2', parent: 'u1', operator: 'harder:terse', generation: 1, validation: { oracleReward: 1, emptyReward: 0 }, predicted: 0.55 });
+    await w.append({ type: 'child.rejected', kind: 'environment', id: 'e4', parent: 'e1', operator: 'harder:feedback', reason: 'screened_out: 4/4', generation: 0, validation: { ...screened, screening: { successes: 4, trials: 4 } }, predicted: 0.5 });
+    await w.close();
+    const run = openRun(w.runDir);
+    assert.equal(run.specs.get('e1')!.aim, undefined, 'a seed was not aimed');
+    assert.deepEqual(run.specs.get('e2')!.aim, { predicted: 0.4812, screening: { successes: 3, trials: 4 } });
+    assert.equal(run.specs.get('e3')!.aim, undefined, 'a run written before predictions were recorded has no aim');
+    assert.deepEqual(run.specs.get('u2')!.aim, { predicted: 0.55 }, 'a user child has no screening plays');
+    assert.deepEqual(childAim(run.rejections[0]!), { predicted: 0.5, screening: { successes: 4, trials: 4 } });
   });
 
   it('ignores a torn last line and repairs it before the next append', async () => {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { rolloutTabTitle, tagLabel } from '../../../src/webview/names.js';
+import { aimLabel, rolloutTabTitle, tagLabel } from '../../../src/webview/names.js';
 
 describe('rollout tab titles', () => {
   const ref = { generation: 1, rolloutId: 'g0001-p0003-t2', trial: 2, hint: false };
@@ -20,5 +20,17 @@ describe('tag labels', () => {
   it('read as words; a tag without underscores is itself', () => {
     assert.equal(tagLabel('verified_before_submit'), 'verified before submit');
     assert.equal(tagLabel('looped'), 'looped');
+  });
+});
+
+describe('a child\'s aim', () => {
+  it('reads as the planned prediction and the screening plays, with a sentence for its tooltip', () => {
+    assert.deepEqual(aimLabel({ predicted: 0.4849, screening: { successes: 3, trials: 4 } }), {
+      text: 'aimed 48 % · screened 3/4',
+      title: 'When this child was planned, the fitted model predicted 48 % success for the agent it was made for; its 4 screening plays before admission passed 3.',
+    });
+  });
+  it('leaves the screening out when the child had none (a user child is judged on paired plays)', () => {
+    assert.equal(aimLabel({ predicted: 0.6 }).text, 'aimed 60 %');
   });
 });

@@ -26,4 +26,10 @@ describe('refused children in the lineage', () => {
     assert.equal(generationsLabel(groups[0]!.refusals), 'g0 and g1');
     assert.equal(generationsLabel([{ generation: 1 }, { generation: 3 }, { generation: 4 }]), 'g1, g3 and g4');
   });
+
+  it("keeps each refusal's aim (planned prediction and screening plays), and none for a run recorded without one", () => {
+    const aim = { predicted: 0.4812, screening: { successes: 4, trials: 4 } };
+    const groups = rejectedGroups([{ ...rejections[3]!, aim }, { ...rejections[3]!, generation: 3 }], nodes);
+    assert.deepEqual(groups[0]!.refusals, [{ generation: 2, reason: 'oracle_failed: …', aim }, { generation: 3, reason: 'oracle_failed: …' }]);
+  });
 });
