@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { aimByMove, type AimedMove, type MoveAim } from '../../core/metrics/aimCheck.js';
 import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
 import { parseGenerationMetrics } from '../../core/metrics/metricsSchema.js';
 import { RunFileError } from '../../store/runFiles.js';
@@ -18,6 +19,11 @@ export interface RunReport {
   problems: string[];
   /** Version-2 fields this run's metrics do not have (a run written before the measured frontier); empty otherwise. */
   notRecorded: string[];
+  /**
+   * The steering's aim by move over the whole run: environment children, admitted or refused, from their events'
+   * planned prediction and screening plays. Empty for a run recorded before the events carried predictions.
+   */
+  aimByMove: MoveAim[];
 }
 
 export function buildReport(runDir: string): RunReport {
@@ -61,20 +67,30 @@ export function buildReport(runDir: string): RunReport {
     k: index.manifest.config.k,
     problems,
     notRecorded: [...missing],
+    aimByMove: aimByMove(screenedChildren(index)),
   };
+}
+
+/** Environment children with a planned prediction and screening plays, admitted or refused (new pairings have no event). */
+function screenedChildren(index: RunIndex): AimedMove[] {
+  return index.events.flatMap((e) => {
+    if ((e.type !== 'spec.added' && e.type !== 'child.rejected') || e.kind !== 'environment' || !e.operator || e.predicted === undefined) return [];
+    const s = e.validation?.screening;
+    return s && s.trials > 0 ? [{ operator: e.operator, predicted: e.predicted, successes: s.successes, trials: s.trials }] : [];
+  });
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
 const num = (x: number, d = 2): string => x.toFixed(d);
 
-interface Column {
+interface Column<T = RunReport['generations'][number]> {
   head: string;
   right: boolean;
-  cell: (g: RunReport['generations'][number]) => string;
+  cell: (row: T) => string;
 }
 
 /** Cells padded to their column's width, so the table lines up in a terminal and is still markdown. */
-function table(columns: Column[], rows: RunReport['generations']): string[] {
+function table<T>(columns: Column<T>[], rows: readonly T[]): string[] {
   const cells = rows.map((g) => columns.map((c) => c.cell(g)));
   const widths = columns.map((c, i) => Math.max(c.head.length, ...cells.map((r) => (r[i] as string).length)));
   const pad = (text: string, i: number): string => (columns[i]?.right ? text.padStart(widths[i] as number) : text.padEnd(widths[i] as number));
@@ -108,6 +124,14 @@ const yieldColumn: Column = { head: 'yield', right: true, cell: (g: Gen) => (g.f
 
 /** The steering's aim against its children's screening: "48% → 62% [52–71]"; — before it was recorded or with none screened. */
 const aimColumn: Column = { head: 'aimed → screened', right: true, cell: (g: Gen) => (g.frontierYield.aim ? `${pct(g.frontierYield.aim.predicted)} → ${scoreCell({ success: g.frontierYield.aim.screened, ci: g.frontierYield.aim.ci })}` : '—') };
+
+/** The aim by move over the run: "harder:horizon | 12 | 1–3 | 54% → 70% [58–80]". */
+const moveColumns: Column<MoveAim>[] = [
+  { head: 'by move', right: false, cell: (m) => m.move },
+  { head: 'children', right: true, cell: (m) => String(m.children) },
+  { head: 'steps', right: true, cell: (m) => (m.steps[0] === m.steps[1] ? String(m.steps[0]) : `${m.steps[0]}–${m.steps[1]}`) },
+  { head: 'aimed → screened', right: true, cell: (m) => `${pct(m.predicted)} → ${scoreCell({ success: m.screened, ci: m.ci })}` },
+];
 
 /** The leading promotion race: candidate vs incumbent over the race's plays with intervals, wins-losses, decision. */
 function raceCell(g: Gen): string {
@@ -161,6 +185,7 @@ export function formatReportMarkdown(r: RunReport): string {
     `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
     `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
     r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval, in %]; agent race = the leading candidate vs the incumbent on the promotion set over its race [95 % intervals], discordant wins-losses, decision; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured; aimed → screened = the fitted model\'s mean predicted success of the children screened this generation, from when they were planned, against the success of their screening plays [95 % interval].',
+    r.aimByMove?.length ? 'by move = the same aim over the whole run for the environment children made with each move (new pairings have no move), most screening plays first; steps = fewest–most steps of it in one child.' : '',
     r.notRecorded.length ? `not recorded by this run (written before metrics version 2): ${r.notRecorded.join(', ')}.` : '',
     spent ? '' : 'no model calls: 0 tokens, $0.',
   ].filter(Boolean);
@@ -174,6 +199,7 @@ export function formatReportMarkdown(r: RunReport): string {
     ...(r.notRecorded.length ? [] : [...table(frontier, gens), '']),
     ...table(made, gens),
     '',
+    ...(r.aimByMove?.length ? [...table(moveColumns, r.aimByMove), ''] : []),
     ...notes,
   ];
   const errorLines = gens.filter((g) => g.errors > 0).map((g) => `- generation ${g.index}: ${errorKindsText(g)}`);

@@ -11,11 +11,13 @@ import { runCoevolution, type RunOutcome } from '../../../src/core/evolution/con
 import type { ControllerProgress } from '../../../src/core/evolution/controllerPorts.js';
 import type { GenerationMetrics } from '../../../src/core/metrics/generationMetrics.js';
 import { systemClock } from '../../../src/core/ports/clock.js';
+import type { RunEvent } from '../../../src/core/ports/runStore.js';
 import { createRng } from '../../../src/core/ports/rng.js';
 import { runConfigSchema, type RunConfig } from '../../../src/core/spec/run.js';
 import { createSandboxBackend } from '../../../src/sandbox/factory.js';
 import { loadRunHistory } from '../../../src/store/runHistory.js';
 import { openRun, readGenerationMetrics } from '../../../src/store/runReader.js';
+import { buildReport, formatReportMarkdown } from '../../../src/cli/run/report.js';
 import { RunWriter } from '../../../src/store/runWriter.js';
 
 const config = (concurrency: number): RunConfig =>
@@ -88,12 +90,19 @@ describe('controller (in process, process backend)', function () {
       assert.equal(Math.round(a.screened * a.plays) / a.plays, a.screened, 'a share of whole plays');
     }
     // Each child's event carries its planned prediction, so the aim can be checked child by child (by move).
-    const children = openRun(referenceDir).events.filter((e) => (e.type === 'spec.added' && e.generation > 0) || e.type === 'child.rejected');
+    const children = openRun(referenceDir).events.filter((e): e is Extract<RunEvent, { type: 'spec.added' | 'child.rejected' }> => (e.type === 'spec.added' && e.generation > 0) || e.type === 'child.rejected');
     assert.ok(children.length > 0);
     for (const e of children) {
       const predicted = (e as { predicted?: number }).predicted;
       assert.ok(typeof predicted === 'number' && predicted > 0 && predicted < 1, `${e.type} ${(e as { id?: string }).id}: predicted ${predicted}`);
     }
+    // The report splits the aim by move over the run: every screened environment child is in exactly one move's row.
+    const report = buildReport(referenceDir);
+    const screened = children.filter((e) => e.kind === 'environment' && (e.validation?.screening?.trials ?? 0) > 0);
+    assert.ok(report.aimByMove.length > 0);
+    assert.equal(report.aimByMove.reduce((t, m) => t + m.children, 0), screened.length);
+    assert.equal(report.aimByMove.reduce((t, m) => t + m.plays, 0), screened.reduce((t, e) => t + e.validation!.screening!.trials, 0));
+    assert.match(formatReportMarkdown(report), /\| by move +\| children \| steps \| +aimed → screened \|/);
   });
 
   it('gives the same metrics at concurrency 4', async () => {

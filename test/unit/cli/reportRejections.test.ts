@@ -26,6 +26,9 @@ describe('report: children refused, in words', function () {
     writeFileSync(file, JSON.stringify(m));
     const text = formatReportMarkdown(buildReport(dir));
     assert.match(text, /\| 4\/10 \(1 unrealistic, 3 screened out, 2 not harder\) +\|/);
+    // Its events carry no planned predictions (as runs recorded before 2026-12-06): no aim by move, and no table.
+    assert.deepEqual(buildReport(dir).aimByMove, []);
+    assert.doesNotMatch(text, /by move/);
     for (const line of text.split('\n').filter((l) => l.startsWith('|'))) assert.ok([...line].length <= 140, `${[...line].length} columns: ${line}`);
   });
 

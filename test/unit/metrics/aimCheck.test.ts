@@ -1,7 +1,7 @@
 // The steering's aim checked by its children's screening plays: the mean prediction when the children were planned
 // against what their screening plays won. Refused children count like admitted ones, or the refusal would bias it.
 import assert from 'node:assert/strict';
-import { aimCheck } from '../../../src/core/metrics/aimCheck.js';
+import { aimByMove, aimCheck } from '../../../src/core/metrics/aimCheck.js';
 import { wilsonInterval } from '../../../src/core/metrics/distributions.js';
 import { aimCheckSchema } from '../../../src/core/metrics/metricsSchema.js';
 
@@ -26,5 +26,21 @@ describe('aimCheck', () => {
     assert.equal(aimCheck([]), null);
     assert.equal(aimCheck([{ predicted: 0.5, successes: 0, trials: 0 }]), null);
     assert.equal(aimCheck([{ predicted: 0.5, successes: 0, trials: 0 }, { predicted: 0.3, successes: 1, trials: 4 }])!.children, 1);
+  });
+
+  it('splits by move: steps of one move pool, two moves make their own row, most plays first, unscreened left out', () => {
+    const rows = aimByMove([
+      { operator: 'harder:horizon', predicted: 0.5, successes: 3, trials: 4 },
+      { operator: 'harder:horizon+harder:horizon+harder:horizon', predicted: 0.4, successes: 4, trials: 4 },
+      { operator: 'easier:feedback', predicted: 0.5, successes: 2, trials: 4 },
+      { operator: 'harder:horizon+harder:feedback', predicted: 0.6, successes: 0, trials: 4 },
+      { operator: 'harder:hiddenState', predicted: 0.5, successes: 0, trials: 0 },
+    ]);
+    assert.deepEqual(rows.map((r) => [r.move, r.children, r.steps, r.plays, r.predicted, r.screened]), [
+      ['harder:horizon', 2, [1, 3], 8, 0.45, 0.875],
+      ['easier:feedback', 1, [1, 1], 4, 0.5, 0.5],
+      ['harder:horizon+harder:feedback', 1, [2, 2], 4, 0.6, 0],
+    ]);
+    for (const { move: _m, steps: _s, ...check } of rows) assert.ok(aimCheckSchema.safeParse(check).success);
   });
 });
