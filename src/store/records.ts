@@ -35,7 +35,8 @@ export const rolloutSummarySchema = z.looseObject({
 const pairPlan = z.looseObject({ pairId: z.string(), envId: safeId, userId: safeId, source: z.string() });
 const childKind = z.enum(['environment', 'user']);
 const reward = z.number().min(0).max(1).nullable();
-const childValidation = z.looseObject({ oracleReward: reward, emptyReward: reward, screening: z.looseObject({ successes: z.number().int().min(0), trials: z.number().int().min(0) }).optional() }).optional();
+const screeningPlays = z.looseObject({ successes: z.number().int().min(0), trials: z.number().int().min(0) });
+const childValidation = z.looseObject({ oracleReward: reward, emptyReward: reward, screening: screeningPlays.optional() }).optional();
 /** A child's success as the fitted model predicted it when the child was planned (absent in runs written before 2026-12-06). */
 const plannedSuccess = z.number().min(0).max(1).optional();
 
@@ -49,6 +50,8 @@ const eventBodies: Record<string, z.ZodType> = {
   'spec.added': z.looseObject({ kind: childKind, id: safeId, parent: safeId.nullable(), operator: z.string().nullable(), generation, validation: childValidation, predicted: plannedSuccess }),
   // A rejected child was never written: its id may be whatever a designer proposed, and is never a path.
   'child.rejected': z.looseObject({ kind: childKind, id: z.string(), parent: z.string(), operator: z.string(), reason: z.string(), generation, validation: childValidation, predicted: plannedSuccess }),
+  'pair.added': z.looseObject({ pairId: z.string(), envId: safeId, userId: safeId, parent: safeId, operator: z.string(), generation, predicted: z.number().min(0).max(1), screening: screeningPlays.optional() }),
+  'pair.rejected': z.looseObject({ envId: z.string(), userId: z.string(), parent: z.string(), operator: z.string(), reason: z.string(), generation, predicted: z.number().min(0).max(1), screening: screeningPlays.optional() }),
   'spec.retired': z.looseObject({ kind: childKind, id: retiredId, reason: z.string(), generation }),
   'agent.updated': z.looseObject({ generation, fromId: safeId, toId: safeId, change: z.string(), promoted: z.boolean() }),
   'hook.finished': z.looseObject({ generation, exitCode: z.number(), durationMs: z.number(), outputFile: z.string(), result: trainerHookResultSchema.optional() }),

@@ -71,12 +71,16 @@ export function buildReport(runDir: string): RunReport {
   };
 }
 
-/** Environment children with a planned prediction and screening plays, admitted or refused (new pairings have no event). */
+/**
+ * Every screened child with its planned prediction, admitted or refused: environment children by their move, new
+ * pairings by the move that made them or as "repair" (runs recorded before 2026-12-06 have no pairing events).
+ */
 function screenedChildren(index: RunIndex): AimedMove[] {
   return index.events.flatMap((e) => {
-    if ((e.type !== 'spec.added' && e.type !== 'child.rejected') || e.kind !== 'environment' || !e.operator || e.predicted === undefined) return [];
-    const s = e.validation?.screening;
-    return s && s.trials > 0 ? [{ operator: e.operator, predicted: e.predicted, successes: s.successes, trials: s.trials }] : [];
+    const child = (e.type === 'spec.added' || e.type === 'child.rejected') && e.kind === 'environment' && e.operator && e.predicted !== undefined
+      ? { operator: e.operator, predicted: e.predicted, s: e.validation?.screening }
+      : (e.type === 'pair.added' || e.type === 'pair.rejected') ? { operator: e.operator, predicted: e.predicted, s: e.screening } : undefined;
+    return child?.s && child.s.trials > 0 ? [{ operator: child.operator, predicted: child.predicted, successes: child.s.successes, trials: child.s.trials }] : [];
   });
 }
 
@@ -127,7 +131,7 @@ const aimColumn: Column = { head: 'aimed → screened', right: true, cell: (g: G
 
 /** The aim by move over the run: "harder:horizon | 12 | 1–3 | 54% → 70% [58–80]". */
 const moveColumns: Column<MoveAim>[] = [
-  { head: 'by move', right: false, cell: (m) => m.move },
+  { head: 'by move', right: false, cell: (m) => (m.move === 'repair' ? 'new pairing' : m.move) },
   { head: 'children', right: true, cell: (m) => String(m.children) },
   { head: 'steps', right: true, cell: (m) => (m.steps[0] === m.steps[1] ? String(m.steps[0]) : `${m.steps[0]}–${m.steps[1]}`) },
   { head: 'aimed → screened', right: true, cell: (m) => `${pct(m.predicted)} → ${scoreCell({ success: m.screened, ci: m.ci })}` },
@@ -185,7 +189,7 @@ export function formatReportMarkdown(r: RunReport): string {
     `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
     `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
     r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval, in %]; agent race = the leading candidate vs the incumbent on the promotion set over its race [95 % intervals], discordant wins-losses, decision; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured; aimed → screened = the fitted model\'s mean predicted success of the children screened this generation, from when they were planned, against the success of their screening plays [95 % interval].',
-    r.aimByMove?.length ? 'by move = the same aim over the whole run for the environment children made with each move (new pairings have no move), most screening plays first; steps = fewest–most steps of it in one child.' : '',
+    r.aimByMove?.length ? 'by move = the same aim over the whole run for the children made with each move (a new pairing made by a move counts under it), most screening plays first; steps = fewest–most steps of it in one child.' : '',
     r.notRecorded.length ? `not recorded by this run (written before metrics version 2): ${r.notRecorded.join(', ')}.` : '',
     spent ? '' : 'no model calls: 0 tokens, $0.',
   ].filter(Boolean);

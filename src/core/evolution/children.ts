@@ -36,6 +36,8 @@ export interface ChildOutcome {
   predicted: number;
   /** An environment child's validation (oracle, empty agent) and screening plays, as far as it got. */
   validation?: ChildValidation;
+  /** A new pairing: what it pairs, the move whose result the archive already held (if a move made it), its screening, and its pair once admitted. */
+  pairing?: { envId: string; userId: string; madeBy?: { parent: string; operator: string }; screening?: { successes: number; trials: number }; pairId?: string };
 }
 
 /** Children are proposed and validated within a generation's context. */
@@ -139,7 +141,7 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     // optimism into its band membership); they teach the fit as cells (keepMeasurements) and are kept for the record.
     if (c.screen) pair.screening = { agentId: agent.id, ...c.screen };
     out.fresh.push(pair);
-    out.outcomes.push(c.outcome);
+    out.outcomes.push(c.kind === 'pair' ? { ...c.outcome, pairing: { ...c.outcome.pairing!, pairId: pair.pairId } } : c.outcome);
   }
   return out;
 }
@@ -257,10 +259,10 @@ async function childOf(ctx: ChildContext, model: FrontierModel, plan: ChildPlan,
 async function pairingOf(ctx: ChildContext, envId: string, userId: string, predicted: number, agent: AgentConfig, madeBy?: { parent: string; operator: string }): Promise<Candidate> {
   const frozen = frozenEnvIds(ctx.archive.ledger.frozen).has(envId);
   const taken = frozen || [...ctx.archive.pairs.values()].some((p) => p.envId === envId && p.userId === userId);
-  const outcome: ChildOutcome = { kind: 'pair', id: `${envId}+${userId}`, parent: envId, operator: 'repair', accepted: true, predicted };
+  const outcome: ChildOutcome = { kind: 'pair', id: `${envId}+${userId}`, parent: envId, operator: 'repair', accepted: true, predicted, pairing: { envId, userId, ...(madeBy ? { madeBy } : {}) } };
   if (taken) return { kind: 'pair', envId, userId, madeBy, outcome: { ...outcome, accepted: false, reason: 'duplicate', detail: frozen ? `the move made ${envId}, a held-out environment` : `${envId} is already paired with ${userId}` } };
   const screen = await screenPair(ctx, ctx.archive.users.get(userId)!, ctx.archive.envs.get(envId)!, agent, envId);
-  const verdict = screened(ctx, outcome, screen, predicted);
+  const verdict = screened(ctx, { ...outcome, pairing: { ...outcome.pairing!, screening: screen } }, screen, predicted);
   return { kind: 'pair', envId, userId, madeBy, outcome: verdict, screen, cells: [{ envId, userId, ...screen }] };
 }
 

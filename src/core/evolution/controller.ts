@@ -14,7 +14,6 @@ import type { RunConfig } from '../spec/run.js';
 import type { AgentModelSwitch, TrainerHookResult } from '../spec/trainerHookResult.js';
 import type { UserProfile } from '../spec/user.js';
 import { aimCheck } from '../metrics/aimCheck.js';
-import { round4 } from '../metrics/summaries.js';
 import { bandCentre, inBand } from '../metrics/band.js';
 import { replayScore } from '../metrics/pairEvidence.js';
 import { generationMetrics } from '../metrics/generationMetrics.js';
@@ -23,6 +22,7 @@ import { realismIndicatorBounds } from '../metrics/realismIndicators.js';
 import { pairStats, type PairStatsFull } from '../metrics/pairStats.js';
 import { evolveAgent } from './agentEvolution.js';
 import { Archive, type PairEntry } from './archive.js';
+import { childEvent } from './childEvents.js';
 import { evolvePopulation } from './children.js';
 import type { ControllerProgress, RunHistory, TrainerHookRunner } from './controllerPorts.js';
 import { rolloutDepsOf, type GenerationContext } from './generationContext.js';
@@ -238,14 +238,10 @@ export async function runCoevolution(deps: ControllerDeps): Promise<RunOutcome> 
     const population = await evolvePopulation({ ...ctx, rng: rng.fork('children') }, model, agent);
     const outcomes = population.outcomes;
     for (const o of outcomes) {
-      if (o.kind === 'pair') continue;
-      if (o.accepted) {
-        if (o.kind === 'environment') await recorder.writeEnvironment(archive.envs.get(o.id)!);
-        else await recorder.writeUser(archive.users.get(o.id)!);
-        await emitOnce({ type: 'spec.added', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, generation: g + 1, ...(o.validation ? { validation: o.validation } : {}), predicted: round4(o.predicted) });
-      } else {
-        await emitOnce({ type: 'child.rejected', kind: o.kind, id: o.id, parent: o.parent, operator: o.operator, reason: `${o.reason}: ${o.detail ?? ''}`.slice(0, 2000), generation: g, ...(o.validation ? { validation: o.validation } : {}), predicted: round4(o.predicted) });
-      }
+      // A child's spec file is written before the event that announces it.
+      if (o.accepted && o.kind === 'environment') await recorder.writeEnvironment(archive.envs.get(o.id)!);
+      if (o.accepted && o.kind === 'user') await recorder.writeUser(archive.users.get(o.id)!);
+      await emitOnce(childEvent(o, g));
     }
     archive.fresh.push(...population.fresh.map((p) => p.pairId));
 
@@ -363,6 +359,10 @@ function eventKey(e: RunEventBody): string | undefined {
       return `${e.type}|${e.kind}|${e.id}`;
     case 'child.rejected':
       return `${e.type}|${e.generation}|${e.id}`;
+    case 'pair.added':
+      return `${e.type}|${e.pairId}`;
+    case 'pair.rejected':
+      return `${e.type}|${e.generation}|${e.envId}|${e.userId}|${e.parent}|${e.operator}`;
     case 'agent.updated':
     case 'hook.finished':
     case 'generation.started':

@@ -54,6 +54,13 @@ export type RunEventBody =
   /** `predicted`: a child's success for the current agent as the fitted model predicted it when the child was planned. */
   | { type: 'spec.added'; kind: ChildKind; id: string; parent: string | null; operator: string | null; generation: number; validation?: ChildValidation; predicted?: number }
   | { type: 'child.rejected'; kind: ChildKind; id: string; parent: string; operator: string; reason: string; generation: number; validation?: ChildValidation; predicted?: number }
+  /**
+   * A new pairing of an archived environment with an archived user: planned as one (`operator` "repair"), or a move
+   * whose result the archive already held (`operator` the move, `parent` the environment it was applied to). Admitted
+   * as `pairId` in the next generation's archive, or refused in this one.
+   */
+  | { type: 'pair.added'; pairId: string; envId: string; userId: string; parent: string; operator: string; generation: number; predicted: number; screening?: { successes: number; trials: number } }
+  | { type: 'pair.rejected'; envId: string; userId: string; parent: string; operator: string; reason: string; generation: number; predicted: number; screening?: { successes: number; trials: number } }
   | { type: 'spec.retired'; kind: ChildKind; id: string; reason: 'too_easy' | 'too_hard' | 'archive_full'; generation: number }
   | { type: 'agent.updated'; generation: number; fromId: string; toId: string; change: string; promoted: boolean; heldOut?: { incumbent: number; candidate: number } }
   | { type: 'hook.finished'; generation: number; exitCode: number; durationMs: number; outputFile: string; result?: TrainerHookResult }

@@ -105,6 +105,26 @@ describe('controller (in process, process backend)', function () {
     assert.match(formatReportMarkdown(report), /\| by move +\| children \| steps \| +aimed → screened \|/);
   });
 
+  it('records an event for every outcome a generation counts, new pairings included, and their screening is the aim record', () => {
+    const events = openRun(referenceDir).events;
+    for (const m of reference.metrics) {
+      const g = m.index;
+      const admitted = events.filter((e) => (e.type === 'spec.added' && e.parent !== null) || e.type === 'pair.added').filter((e) => (e as { generation: number }).generation === g + 1);
+      const refused = events.filter((e) => (e.type === 'child.rejected' || e.type === 'pair.rejected') && e.generation === g);
+      // A user child on probation has no outcome (and no event) until a look decides it.
+      assert.equal(admitted.length + refused.length, m.frontierYield.proposed, `generation ${g}: one event per outcome`);
+      assert.equal(admitted.length, m.frontierYield.accepted);
+      // The screened children's plays on their events are the generation's aim record, play for play.
+      const screening = [...admitted, ...refused].flatMap((e) => {
+        const s = e.type === 'pair.added' || e.type === 'pair.rejected' ? e.screening : e.type === 'spec.added' || e.type === 'child.rejected' ? (e.kind === 'environment' ? e.validation?.screening : undefined) : undefined;
+        return s && s.trials > 0 ? [s] : [];
+      });
+      assert.equal(screening.reduce((t, s) => t + s.trials, 0), m.frontierYield.aim?.plays ?? 0, `generation ${g}: screening plays`);
+    }
+    const pairings = events.filter((e) => e.type === 'pair.added' || e.type === 'pair.rejected');
+    for (const e of pairings) assert.ok(e.predicted > 0 && e.predicted < 1 && e.envId && e.userId && e.operator, JSON.stringify(e));
+  });
+
   it('gives the same metrics at concurrency 4', async () => {
     const { outcome } = await run(4);
     assert.deepEqual(untimed(outcome.metrics), untimed(reference.metrics));
