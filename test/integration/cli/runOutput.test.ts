@@ -35,7 +35,12 @@ describe('coevolve run output on a real demo run, piped (not a terminal)', funct
 
   it('ends with the report, which fits a terminal, and the next step', () => {
     const tableLines = result.stdout.split('\n').filter((l) => l.startsWith('|'));
-    assert.equal(tableLines.length, 3 * (2 + 2), 'three tables (played, frontier, children), each a header, a rule and a row per generation');
+    // Three tables per generation (played, frontier, children), each a header, a rule and a row per generation; then
+    // the aim by move over the run: a header, a rule and a row per move its screened children were made with.
+    const byMove = tableLines.findIndex((l) => /^\| by move /.test(l));
+    assert.equal(byMove, 3 * (2 + 2), 'the by-move table follows the three generation tables');
+    const moves = tableLines.slice(byMove + 2);
+    assert.ok(moves.length > 0 && moves.every((l) => /^\| (new pairing|(harder|easier):\w+(\+(harder|easier):\w+)*) +\| +\d+ \| +\d+(–\d+)? \| +\d+% → \d+% \[\d+–\d+\] \|$/.test(l)), moves.join('\n'));
     for (const l of tableLines) assert.ok([...l].length <= 140, `${[...l].length} columns: ${l}`);
     assert.doesNotMatch(tableLines[0] ?? '', /pass@1/);
     assert.match(result.stdout, /^run finished: .*\n {2}next: look at it in VS Code \(Coevolve: Open Run Dashboard\), or `coevolve report /m);
