@@ -1,6 +1,7 @@
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
 import { environmentName, userName } from '../webview/names.js';
 import type { DashboardView, GenerationFigures, LineageNode, RunOverview } from '../webview/protocol.js';
+import { runAimByMove } from '../store/runAims.js';
 import { childAim } from '../store/runReader.js';
 import type { RunSource } from './liveRun.js';
 
@@ -107,6 +108,7 @@ export function dashboardView(source: RunSource, compare: RunSource | undefined,
       const [envId, pairId] = e.id.split('@');
       return [{ generation: e.generation, kind: e.kind, id: e.id, envId: envId ?? e.id, ...(pairId ? { pairId } : {}), reason: e.reason }];
     }),
+    aimByMove: runAimByMove(run.events),
     compare: compare ? runOverview(compare, refOf(compare.run.dir)) : null,
   };
 }

@@ -7,10 +7,11 @@
 // as types, so a page bundle carries no zod.
 import type { z } from 'zod';
 import type { GenerationMetrics } from '../core/metrics/generationMetrics.js';
+import type { MoveAim } from '../core/metrics/aimCheck.js';
 import type { EvalResult } from '../core/metrics/metricsSchema.js';
 import type { RolloutRecord, RolloutSummary } from '../core/rollout/trajectory.js';
 import type { ChildAim } from '../store/runReader.js';
-export type { ChildAim };
+export type { ChildAim, MoveAim };
 import type { DatasetPage } from '../viewdata/datasetItems.js';
 import type {
   commandParams, dashboardPanelStateSchema, datasetFiltersSchema, hostMessageSchema, notificationParams, requestParams, rolloutFilterSchema,
@@ -174,6 +175,8 @@ export interface DashboardView {
   agentUpdates: { generation: number; fromId: string; toId: string; change: string; promoted: boolean; heldOut?: { incumbent: number; candidate: number } }[];
   /** Pairs taken out of the archive (spec.retired events), with why. */
   retirements?: { generation: number; kind: 'environment' | 'user'; id: string; envId: string; pairId?: string; reason: string }[];
+  /** The steering's aim by move over the run (as `coevolve report` prints it; empty for runs without predictions). */
+  aimByMove?: MoveAim[];
   compare: RunOverview | null;
 }
 

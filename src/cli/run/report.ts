@@ -1,8 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { aimByMove, type AimedMove, type MoveAim } from '../../core/metrics/aimCheck.js';
+import type { MoveAim } from '../../core/metrics/aimCheck.js';
 import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
 import { parseGenerationMetrics } from '../../core/metrics/metricsSchema.js';
+import { runAimByMove } from '../../store/runAims.js';
 import { RunFileError } from '../../store/runFiles.js';
 import { formatRunProblem, openRun, readGenerationMetrics, salvageRollouts, type RunIndex } from '../../store/runReader.js';
 
@@ -67,21 +68,8 @@ export function buildReport(runDir: string): RunReport {
     k: index.manifest.config.k,
     problems,
     notRecorded: [...missing],
-    aimByMove: aimByMove(screenedChildren(index)),
+    aimByMove: runAimByMove(index.events),
   };
-}
-
-/**
- * Every screened child with its planned prediction, admitted or refused: environment children by their move, new
- * pairings by the move that made them or as "repair" (runs recorded before 2026-12-06 have no pairing events).
- */
-function screenedChildren(index: RunIndex): AimedMove[] {
-  return index.events.flatMap((e) => {
-    const child = (e.type === 'spec.added' || e.type === 'child.rejected') && e.kind === 'environment' && e.operator && e.predicted !== undefined
-      ? { operator: e.operator, predicted: e.predicted, s: e.validation?.screening }
-      : (e.type === 'pair.added' || e.type === 'pair.rejected') ? { operator: e.operator, predicted: e.predicted, s: e.screening } : undefined;
-    return child?.s && child.s.trials > 0 ? [{ operator: child.operator, predicted: child.predicted, successes: child.s.successes, trials: child.s.trials }] : [];
-  });
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;

@@ -289,7 +289,7 @@ export class RunDashboard extends LitElement {
     const later = this.later;
     if (!later) return loadingTab;
     return html`<div class="lineage-layout">
-      <div class="lineage-view">${later.lineageTree(v, 'environment', this.selected?.id, this.lineageHandlers)}${later.lineageTree(v, 'user', this.selected?.id, this.lineageHandlers)}</div>
+      <div class="lineage-view">${later.aimByMoveTable(v)}${later.lineageTree(v, 'environment', this.selected?.id, this.lineageHandlers)}${later.lineageTree(v, 'user', this.selected?.id, this.lineageHandlers)}</div>
       <aside class="lineage-aside">${later.lineageDetail(this.selected, this.spec, this.specProblem, this.lineageHandlers)}</aside>
     </div>`;
   }

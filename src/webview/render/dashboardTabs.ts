@@ -5,4 +5,4 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import './rolloutTableView.js';
 
 export { compareTable } from './comparePanel.js';
-export { lineageDetail, lineageTree, type LineageHandlers } from './lineagePanel.js';
+export { aimByMoveTable, lineageDetail, lineageTree, type LineageHandlers } from './lineagePanel.js';

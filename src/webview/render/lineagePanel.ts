@@ -74,6 +74,24 @@ export function lineageTree(v: DashboardView, kind: 'environment' | 'user', sele
     <ul class="lineage" id=${`lineage-${kind}`}>${roots.map(item)}</ul>`;
 }
 
+/**
+ * Where the steering's aim missed, move by move over the run: the children made with each move (and new pairings),
+ * their mean planned prediction against their screening plays. A move whose children come out easier than aimed is
+ * one the fitted model overrates for the agent. Nothing when the run recorded no predictions.
+ */
+export function aimByMoveTable(v: DashboardView): TemplateResult | typeof nothing {
+  const rows = v.aimByMove ?? [];
+  if (rows.length === 0) return nothing;
+  const whole = (x: number): string => `${Math.round(x * 100)} %`;
+  return html`<details class="aim-by-move" id="aim-by-move"><summary>Aim by move: where the children landed against where the model aimed them</summary>
+    <table class="compare">
+      <thead><tr><th>move</th><th>children</th><th>steps</th><th>aimed</th><th>screened [95 %]</th></tr></thead>
+      <tbody>${rows.map((m) => html`<tr data-move=${m.move}><td>${m.move === 'repair' ? 'new pairing' : operatorLabel(m.move)}</td><td>${m.children}</td>
+        <td>${m.steps[0] === m.steps[1] ? m.steps[0] : `${m.steps[0]}–${m.steps[1]}`}</td><td>${whole(m.predicted)}</td>
+        <td>${whole(m.screened)} <span class="dim">[${Math.round(m.ci[0] * 100)}–${Math.round(m.ci[1] * 100)}]</span> <span class="dim">(${m.plays} plays)</span></td></tr>`)}</tbody>
+    </table></details>`;
+}
+
 /** The chosen node: its spec with what changed against the parent, and a way to its rollouts. */
 export function lineageDetail(node: LineageNode | undefined, spec: SpecView | undefined | 'loading', problem: string | undefined, h: LineageHandlers): TemplateResult {
   if (!node) return html`<p class="dim" id="lineage-detail">Choose an environment or a user to see what changed against its parent.</p>`;

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { dirname } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { RunEvent } from '../../../src/core/ports/runStore.js';
+import { buildReport } from '../../../src/cli/run/report.js';
 import { childAim, openRun } from '../../../src/store/runReader.js';
 import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
 import { aimLabel } from '../../../src/webview/names.js';
@@ -90,6 +91,18 @@ describe('run dashboard in Chromium on a real demo run', function () {
     }
     const seed = added.find((e) => e.parent === null)!;
     assert.equal(await page.locator(`#lineage-environment button.lineage-node[data-id="${seed.id}"] .aim`).count(), 0);
+    // The aim by move over the run, folded above the tree: the rows the report prints, in its order, with its figures.
+    const byMove = buildReport(runDir).aimByMove;
+    assert.ok(byMove.length > 0);
+    await page.locator('#aim-by-move summary').click();
+    const rows = await page.locator('#aim-by-move tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-move'), ...[...tr.querySelectorAll('td')].map((td) => td.textContent?.replace(/\s+/g, ' ').trim())]));
+    assert.deepEqual(rows.map((r) => r[0]), byMove.map((m) => m.move));
+    for (const [i, m] of byMove.entries()) {
+      assert.equal(rows[i]![2], String(m.children));
+      assert.equal(rows[i]![4], `${Math.round(m.predicted * 100)} %`);
+      assert.equal(rows[i]![5], `${Math.round(m.screened * 100)} % [${Math.round(m.ci[0] * 100)}–${Math.round(m.ci[1] * 100)}] (${m.plays} plays)`);
+    }
+    assert.ok(await page.locator('#aim-by-move table').isVisible(), 'unfolded by its summary');
     await child.focus();
     await page.keyboard.press('Enter');
     await page.locator('#lineage-detail .knob-summary').waitFor();
