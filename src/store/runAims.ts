@@ -1,5 +1,6 @@
 import { aimByMove, type AimedMove, type MoveAim } from '../core/metrics/aimCheck.js';
 import type { RunEvent } from '../core/ports/runStore.js';
+import { childAim, type ChildAim } from './runReader.js';
 
 /**
  * Every screened child of a run with its planned prediction, admitted or refused, from its event: environment
@@ -8,10 +9,12 @@ import type { RunEvent } from '../core/ports/runStore.js';
  */
 export function screenedChildren(events: readonly RunEvent[]): AimedMove[] {
   return events.flatMap((e) => {
-    const child = (e.type === 'spec.added' || e.type === 'child.rejected') && e.kind === 'environment' && e.operator && e.predicted !== undefined
-      ? { operator: e.operator, predicted: e.predicted, s: e.validation?.screening }
-      : (e.type === 'pair.added' || e.type === 'pair.rejected') ? { operator: e.operator, predicted: e.predicted, s: e.screening } : undefined;
-    return child?.s && child.s.trials > 0 ? [{ operator: child.operator, predicted: child.predicted, successes: child.s.successes, trials: child.s.trials }] : [];
+    // The aim as the lineage reads it: the prediction, and the screening only when the child was played.
+    let move: { operator: string; aim: ChildAim | undefined } | undefined;
+    if ((e.type === 'spec.added' || e.type === 'child.rejected') && e.kind === 'environment' && e.operator) move = { operator: e.operator, aim: childAim(e) };
+    if (e.type === 'pair.added' || e.type === 'pair.rejected') move = { operator: e.operator, aim: childAim({ predicted: e.predicted, validation: { screening: e.screening } }) };
+    const screening = move?.aim?.screening;
+    return move?.aim && screening ? [{ operator: move.operator, predicted: move.aim.predicted, ...screening }] : [];
   });
 }
 

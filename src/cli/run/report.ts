@@ -21,8 +21,9 @@ export interface RunReport {
   /** Version-2 fields this run's metrics do not have (a run written before the measured frontier); empty otherwise. */
   notRecorded: string[];
   /**
-   * The steering's aim by move over the whole run: environment children, admitted or refused, from their events'
-   * planned prediction and screening plays. Empty for a run recorded before the events carried predictions.
+   * The steering's aim by move over the whole run: screened environment children and new pairings, admitted or
+   * refused, from their events' planned prediction and screening plays (`runAims.ts`). Empty for a run recorded before
+   * the events carried predictions.
    */
   aimByMove: MoveAim[];
 }
@@ -177,7 +178,7 @@ export function formatReportMarkdown(r: RunReport): string {
     `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
     `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
     r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval, in %]; agent race = the leading candidate vs the incumbent on the promotion set over its race [95 % intervals], discordant wins-losses, decision; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured; aimed → screened = the fitted model\'s mean predicted success of the children screened this generation, from when they were planned, against the success of their screening plays [95 % interval].',
-    r.aimByMove?.length ? 'by move = the same aim over the whole run for the children made with each move (a new pairing made by a move counts under it), most screening plays first; steps = fewest–most steps of it in one child.' : '',
+    r.aimByMove.length ? 'by move = the same aim over the whole run for the children made with each move (a new pairing made by a move counts under it), most screening plays first; steps = fewest–most steps of it in one child.' : '',
     r.notRecorded.length ? `not recorded by this run (written before metrics version 2): ${r.notRecorded.join(', ')}.` : '',
     spent ? '' : 'no model calls: 0 tokens, $0.',
   ].filter(Boolean);
@@ -191,7 +192,7 @@ export function formatReportMarkdown(r: RunReport): string {
     ...(r.notRecorded.length ? [] : [...table(frontier, gens), '']),
     ...table(made, gens),
     '',
-    ...(r.aimByMove?.length ? [...table(moveColumns, r.aimByMove), ''] : []),
+    ...(r.aimByMove.length ? [...table(moveColumns, r.aimByMove), ''] : []),
     ...notes,
   ];
   const errorLines = gens.filter((g) => g.errors > 0).map((g) => `- generation ${g.index}: ${errorKindsText(g)}`);
