@@ -1,6 +1,7 @@
 // Calibration of the built-in side (issue 12): does every knob step, user behaviour step and gene step move the
 // default agent's success measurably? Figures only, never a timed assertion.
-//   npm run bench:calibration [-- --sections knobs,users,moves,levels,genes --per-seed 10 --backend bwrap --concurrency 4 --users ID,..]
+//   npm run bench:calibration [-- --sections knobs,users,moves,levels,genes --per-seed 10 --backend bwrap --concurrency 4 --users ID,..
+//                                 --base-level 2 --base-knobs '{"feedback":1}' --genes '{"explore":1}']
 //
 // Method, fixed before any tuning:
 // - Seeds are 1-5 and 2026 (the efficacy audit's), fixed here and never chosen after the fact. Each seed gives
@@ -45,6 +46,14 @@ const sections = new Set(opt('sections', 'knobs,users,moves,levels,genes').split
 const perSeed = Number(opt('per-seed', '10'));
 const perSeedPooled = Number(opt('per-seed-pooled', '5'));
 const baseLevel = Number(opt('base-level', '2'));
+// --base-knobs '{"feedback":1}' overrides knobs of every family's base (a diagnosis aid: does a knob bite only when
+// another one is set?); the tables print each base they used.
+const baseKnobs = JSON.parse(opt('base-knobs', '{}')) as Partial<Knobs>;
+const unknownKnob = Object.keys(baseKnobs).find((k) => !(knobNames as readonly string[]).includes(k));
+if (unknownKnob !== undefined) {
+  console.error(`--base-knobs: "${unknownKnob}" is not a knob; use ${knobNames.join(', ')}`);
+  process.exit(2);
+}
 const concurrency = Number(opt('concurrency', '4'));
 const backendName = opt('backend', 'bwrap') as SandboxBackendName;
 const familyNames = opt('families', '').split(',').filter(Boolean);
@@ -67,7 +76,7 @@ const envAt = (f: TaskFamily, knobs: Knobs, x: Index): EnvironmentSpec => f.gene
 const playsOf = (f: TaskFamily, knobs: Knobs, xs: Index[], user: UserProfile, genes: AgentGenes): Play[] =>
   xs.map((x) => ({ env: envAt(f, knobs, x), user, genes, runSeed: x.seed, rolloutId: rolloutId(f, x) }));
 
-const json: Record<string, unknown> = { seeds: calibrationSeeds, perSeed, perSeedPooled, baseLevel, backend: backendName, defaultGenes, referenceUser: reference.id };
+const json: Record<string, unknown> = { seeds: calibrationSeeds, perSeed, perSeedPooled, baseLevel, baseKnobs, backend: backendName, defaultGenes, referenceUser: reference.id };
 const out = (line = ''): void => void process.stdout.write(`${line}\n`);
 const pad = (s: string, n: number): string => s.padEnd(n);
 const letters: Record<KnobName, string> = { horizon: 'h', hiddenState: 's', feedback: 'f', distractors: 'd', strictness: 't' };
@@ -108,7 +117,7 @@ async function knobSection(player: Player): Promise<void> {
   const all: Record<string, unknown> = {};
   const summary: string[] = [];
   for (const f of families) {
-    const base = resolveKnobs(f, { level: baseLevel });
+    const base = resolveKnobs(f, { level: baseLevel, knobs: baseKnobs });
     out(`${f.name} (base ${code(base)}, user ${reference.id})`);
     const xs = indices(perSeed);
     const fam: Record<string, StepRow[]> = {};
