@@ -7,7 +7,7 @@ import { childAim, type ChildAim } from './runReader.js';
  * children by their move, new pairings by the move that made them or as "repair" (runs recorded before 2026-12-06
  * carry no predictions, and before then pairings had no event).
  */
-export function screenedChildren(events: readonly RunEvent[]): AimedMove[] {
+function screenedChildren(events: readonly RunEvent[]): AimedMove[] {
   return events.flatMap((e) => {
     // The aim as the lineage reads it: the prediction, and the screening only when the child was played.
     let move: { operator: string; aim: ChildAim | undefined } | undefined;
