@@ -14,7 +14,8 @@ import { unknownFamilyMessage } from '../../specs/builtinFamilyRule.js';
 
 /**
  * The initial population of a run: spec files named by the config (files or folders, relative to the config) plus
- * built-in families generated at the configured level. A run with no users gets the built-in seed users.
+ * built-in families generated at the configured level (with `builtinKnobs` over it). A run with no users gets the built-in
+ * seed users.
  */
 export async function loadPopulation(config: RunConfig, baseDir: string): Promise<{ environments: EnvironmentSpec[]; users: UserProfile[]; heldOut?: HeldOutSeeds }> {
   const environments: EnvironmentSpec[] = [];
@@ -25,7 +26,9 @@ export async function loadPopulation(config: RunConfig, baseDir: string): Promis
     const family = builtinFamilies.find((f) => f.name === name);
     if (!family) throw new UserError(`population.builtinFamilies: ${unknownFamilyMessage(name)}`);
     const level = Math.min(config.population.builtinLevel, family.maxLevel);
-    environments.push(family.generate({ level }, createRng(`${config.seed}/seed/${name}/${level}`)));
+    // The stream is named by the level alone, so knobs set over a level change only what those knobs control.
+    const knobs = config.population.builtinKnobs;
+    environments.push(family.generate({ level, ...(knobs ? { knobs } : {}) }, createRng(`${config.seed}/seed/${name}/${level}`)));
   }
   if (users.length === 0) users.push(...seedUsers());
   const dup = firstDuplicate(environments.map((e) => e.id)) ?? firstDuplicate(users.map((u) => u.id));

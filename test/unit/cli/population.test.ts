@@ -1,5 +1,6 @@
 // The initial population's levels: the seeds at `builtinLevel`, the frozen test and promotion sets at `heldOutLevel`
-// (a curriculum that starts below its target still measures the agent on the target), else at the seed level.
+// (a curriculum that starts below its target still measures the agent on the target), else at the seed level; and
+// `builtinKnobs`, set over the seeds' level and nowhere else.
 import assert from 'node:assert/strict';
 import { loadPopulation } from '../../../src/cli/run/population.js';
 import { runConfigSchema } from '../../../src/core/spec/run.js';
@@ -24,5 +25,24 @@ describe('the initial population', () => {
     const pop = await loadPopulation(config({ builtinLevel: 2 }), process.cwd());
     const seedLevel = pop.environments[0]!.difficulty;
     for (const p of [...pop.heldOut!.test, ...pop.heldOut!.promotion]) assert.equal(p.env.difficulty, seedLevel);
+  });
+
+  it('sets builtinKnobs over the seeds\' level, keeps their content, and leaves the held-out sets alone', async () => {
+    const plain = await loadPopulation(config({ builtinLevel: 1.5, heldOutLevel: 2 }), process.cwd());
+    const terse = await loadPopulation(config({ builtinLevel: 1.5, heldOutLevel: 2, builtinKnobs: { feedback: 1 } }), process.cwd());
+    for (const [i, env] of terse.environments.entries()) {
+      const before = plain.environments[i]!;
+      assert.deepEqual(env.knobs, { ...before.knobs, feedback: 1 }, env.id);
+      // Same content seed: the seed differs from the level's by the knob alone.
+      assert.equal(env.provenance.source, before.provenance.source);
+    }
+    assert.deepEqual(terse.heldOut!.test.map((p) => p.env.id), plain.heldOut!.test.map((p) => p.env.id));
+    assert.deepEqual(terse.heldOut!.promotion.map((p) => p.env.id), plain.heldOut!.promotion.map((p) => p.env.id));
+  });
+
+  it('refuses a knob the families do not have, naming it', () => {
+    const r = runConfigSchema.safeParse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'k', population: { builtinKnobs: { feedbak: 1 } } });
+    assert.equal(r.success, false);
+    assert.match(JSON.stringify(r.error!.issues), /feedbak/);
   });
 });
