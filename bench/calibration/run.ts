@@ -2,14 +2,16 @@
 // default agent's success measurably? Figures only, never a timed assertion.
 //   npm run bench:calibration [-- --sections knobs,users,moves,levels,genes --per-seed 10 --backend bwrap --concurrency 4 --users ID,..
 //                                 --base-level 2 --base-knobs '{"feedback":1}' --genes '{"explore":1}']
+//   (the base defaults to where the demo's seeds start)
 //
 // Method, fixed before any tuning:
 // - Seeds are 1-5 and 2026 (the efficacy audit's), fixed here and never chosen after the fact. Each seed gives
 //   `--per-seed` content indices; index i of seed s has content seed hash("calibration/s/family/i") and rollout id
 //   "cal-s-family-i" in every cell, so two cells differ only by the knob (or user, or gene) under study: paired plays.
 // - The default agent is the starting agent of environments/demo.run.yaml; the reference user is the built-in
-//   cooperative novice. The base setting of each family is its level `--base-level` (2, the level the demo's seeds
-//   start at); each knob is swept over its whole range with the other knobs at the base.
+//   cooperative novice. The base setting of each family is where the demo's seeds start (its builtinLevel with its
+//   builtinKnobs over it), or level `--base-level` with `--base-knobs` over it; each knob is swept over its whole range
+//   with the other knobs at the base.
 // - Success rates carry 95 % Wilson intervals; steps are paired differences with a 95 % normal interval.
 import { loadavg } from 'node:os';
 import { readFileSync } from 'node:fs';
@@ -45,15 +47,19 @@ const opt = (name: string, fallback: string): string => {
 const sections = new Set(opt('sections', 'knobs,users,moves,levels,genes').split(','));
 const perSeed = Number(opt('per-seed', '10'));
 const perSeedPooled = Number(opt('per-seed-pooled', '5'));
-const baseLevel = Number(opt('base-level', '2'));
+const demo = loadRunConfig(readFileSync(resolve('environments/demo.run.yaml'), 'utf8'), 'environments/demo.run.yaml');
+const baseLevel = Number(opt('base-level', String(demo.population.builtinLevel)));
 // --base-knobs '{"feedback":1}' overrides knobs of every family's base (a diagnosis aid: does a knob bite only when
-// another one is set?); the tables print each base they used.
-const baseKnobs = JSON.parse(opt('base-knobs', '{}')) as Partial<Knobs>;
+// another one is set?); the tables print each base they used. Without --base-level the demo's own knobs apply.
+const demoKnobs = args.includes('--base-level') ? {} : (demo.population.builtinKnobs ?? {});
+const baseKnobs = JSON.parse(opt('base-knobs', JSON.stringify(demoKnobs))) as Partial<Knobs>;
 const unknownKnob = Object.keys(baseKnobs).find((k) => !(knobNames as readonly string[]).includes(k));
 if (unknownKnob !== undefined) {
   console.error(`--base-knobs: "${unknownKnob}" is not a knob; use ${knobNames.join(', ')}`);
   process.exit(2);
 }
+/** The base as the tables name it: "level 1.5 with {"feedback":1}". */
+const baseLabel = `level ${baseLevel}${Object.keys(baseKnobs).length ? ` with ${JSON.stringify(baseKnobs)}` : ''}`;
 const concurrency = Number(opt('concurrency', '4'));
 const backendName = opt('backend', 'bwrap') as SandboxBackendName;
 const familyNames = opt('families', '').split(',').filter(Boolean);
@@ -61,7 +67,6 @@ const families = builtinFamilies.filter((f) => familyNames.length === 0 || famil
 // --users a,b limits the moves section to those seed users (a tuning aid; the table names the users it played).
 const userNames = opt('users', '').split(',').filter(Boolean);
 
-const demo = loadRunConfig(readFileSync(resolve('environments/demo.run.yaml'), 'utf8'), 'environments/demo.run.yaml');
 // --genes '{...}' plays another starting agent (a tuning aid); the table always prints the genes it used.
 const defaultGenes: AgentGenes = { ...demo.agent.genes, ...(JSON.parse(opt('genes', '{}')) as Partial<AgentGenes>) };
 const bestGenes = (f: TaskFamily): AgentGenes => ({ askFirst: 1, questionBudget: 6, explore: 1, verify: 1, idiom: f.playbook.bestIdiom, persistence: 3 });
@@ -112,7 +117,7 @@ const graded = (d: PairedDiff): boolean => d.mean <= -0.05;
 const inAim = (d: PairedDiff): boolean => d.mean <= -0.05 && d.mean >= -0.12;
 
 async function knobSection(player: Player): Promise<void> {
-  out(`\n== Knob steps: success of the default agent per knob value, other knobs at level ${baseLevel} (paired; n = ${perSeed * calibrationSeeds.length} per cell) ==`);
+  out(`\n== Knob steps: success of the default agent per knob value, other knobs at ${baseLabel} (paired; n = ${perSeed * calibrationSeeds.length} per cell) ==`);
   out(`  ${pad('knob', 18)} ${pad('value', 14)} ${pad('success [95% CI]', 17)} ${pad('harder step', 22)} Δ success [95% CI]`);
   const all: Record<string, unknown> = {};
   const summary: string[] = [];
@@ -170,10 +175,10 @@ function userChains(): { name: string; values: { label: string; user: UserProfil
 
 /** Plays of every family's base environment for one user: pooled over families, paired by index. */
 const pooledPlays = (user: UserProfile, genes: (f: TaskFamily) => AgentGenes, level = baseLevel): Play[] =>
-  families.flatMap((f) => playsOf(f, resolveKnobs(f, { level }), indices(perSeedPooled), user, genes(f)));
+  families.flatMap((f) => playsOf(f, resolveKnobs(f, { level, ...(level === baseLevel ? { knobs: baseKnobs } : {}) }), indices(perSeedPooled), user, genes(f)));
 
 async function userSection(player: Player): Promise<void> {
-  out(`\n== User behaviour steps: success of the default agent, every family at level ${baseLevel}, pooled (paired; n = ${perSeedPooled * calibrationSeeds.length * families.length} per cell) ==`);
+  out(`\n== User behaviour steps: success of the default agent, every family at ${baseLabel}, pooled (paired; n = ${perSeedPooled * calibrationSeeds.length * families.length} per cell) ==`);
   out(`  ${pad('behaviour', 18)} ${pad('value', 14)} ${pad('success [95% CI]', 17)} ${pad('step', 22)} Δ success [95% CI]`);
   const all: Record<string, StepRow[]> = {};
   out(`  (each step is one move of the built-in user evolver from the reference user ${reference.id})`);
@@ -192,7 +197,7 @@ async function userSection(player: Player): Promise<void> {
  */
 async function moveSection(player: Player): Promise<void> {
   const n = perSeedPooled * calibrationSeeds.length * families.length;
-  out(`\n== User moves: each harder move of every seed user vs its parent, every family at level ${baseLevel}, pooled (paired; n = ${n} per cell) ==`);
+  out(`\n== User moves: each harder move of every seed user vs its parent, every family at ${baseLabel}, pooled (paired; n = ${n} per cell) ==`);
   out(`  ${pad('user / move', 34)} ${pad('change', 26)} ${pad('success [95% CI]', 17)} ${pad('Δ vs parent [95% CI]', 22)} ${pad('disc.', 6)} realism`);
   const all: Record<string, unknown[]> = {};
   const bites: string[] = [];
@@ -243,7 +248,7 @@ const geneSteps = (g: AgentGenes): { label: string; genes: AgentGenes }[] => gen
 
 async function geneSection(player: Player): Promise<void> {
   const n = perSeedPooled * calibrationSeeds.length * families.length;
-  out(`\n== Gene steps: one mutation from the default agent, every family at level ${baseLevel}, pooled (paired; n = ${n} per cell) ==`);
+  out(`\n== Gene steps: one mutation from the default agent, every family at ${baseLabel}, pooled (paired; n = ${n} per cell) ==`);
   const base = await player.playAll(pooledPlays(reference, () => defaultGenes));
   out(`  default ${JSON.stringify(defaultGenes)}: ${fmtRate(rate(base))}`);
   const rows: { label: string; rate: Rate; step: PairedDiff }[] = [];
