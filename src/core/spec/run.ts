@@ -92,7 +92,10 @@ export const dockerHostSchema = z
   })
   .describe('One Docker engine in the sandbox pool.');
 
-/** One knob of the built-in seeds (the families' five: horizon, hiddenState, feedback, distractors, strictness). */
+/**
+ * One knob of the built-in seeds (the families' five: horizon, hiddenState, feedback, distractors, strictness). The list
+ * is written here because core does not import the built-in families; a unit test holds it equal to their `knobNames`.
+ */
 const builtinKnob = (what: string) => z.number().int().min(0).max(100).optional().describe(`${what} of every built-in seed, in place of builtinLevel's.`);
 
 export const runConfigSchema = z
@@ -117,7 +120,7 @@ export const runConfigSchema = z
             strictness: builtinKnob('Verifier tolerance: 0 = order and spacing free, 1 = order matters, 2 = byte-exact'),
           })
           .optional()
-          .describe('Knob values of the built-in seeds in place of builtinLevel\'s (each family clamps them to its range), e.g. {feedback: 1} for a terse check.sh from the start. The held-out sets stay at heldOutLevel.'),
+          .describe('Knob values of the built-in seeds in place of builtinLevel\'s (each family clamps them to its range), e.g. {feedback: 1} for a terse check.sh from the start. The held-out sets are drawn at heldOutLevel (default: builtinLevel) without these knobs.'),
         heldOutLevel: z.number().min(1).max(100).optional().describe('Level of the frozen test and promotion sets drawn from the built-in families (default: builtinLevel). A curriculum that starts below its target measures the agent on the target: seeds at 1.5, held-out sets at 2.'),
         pairsPerGeneration: z.number().int().min(1).max(10000).default(8).describe('(environment, user) pairs played per generation.'),
         childrenPerGeneration: z.number().int().min(0).max(10000).default(4).describe('New children proposed per generation.'),

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { loadPopulation } from '../../../src/cli/run/population.js';
 import { runConfigSchema } from '../../../src/core/spec/run.js';
+import { knobNames } from '../../../src/builtin/families/family.js';
 
 const config = (population: Record<string, unknown>) =>
   runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'levels', seed: 7, population: { builtinFamilies: ['log-triage', 'csv-report'], ...population } });
@@ -38,6 +39,18 @@ describe('the initial population', () => {
     }
     assert.deepEqual(terse.heldOut!.test.map((p) => p.env.id), plain.heldOut!.test.map((p) => p.env.id));
     assert.deepEqual(terse.heldOut!.promotion.map((p) => p.env.id), plain.heldOut!.promotion.map((p) => p.env.id));
+  });
+
+  it('draws the held-out sets without builtinKnobs when heldOutLevel is absent (at the plain seed level)', async () => {
+    const plain = await loadPopulation(config({ builtinLevel: 2 }), process.cwd());
+    const terse = await loadPopulation(config({ builtinLevel: 2, builtinKnobs: { feedback: 0 } }), process.cwd());
+    assert.ok(terse.environments.every((e) => e.knobs.feedback === 0));
+    assert.deepEqual(terse.heldOut!.test.map((p) => p.env.id), plain.heldOut!.test.map((p) => p.env.id));
+  });
+
+  it('names in its schema exactly the knobs the built-in families have', () => {
+    const shape = runConfigSchema.shape.population.unwrap().shape.builtinKnobs.unwrap().shape;
+    assert.deepEqual(Object.keys(shape).sort(), [...knobNames].sort());
   });
 
   it('refuses a knob the families do not have, naming it', () => {
