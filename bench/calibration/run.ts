@@ -21,6 +21,7 @@ import type { SandboxBackendName } from '../../src/core/ports/sandbox.js';
 import type { AgentGenes } from '../../src/core/spec/agent.js';
 import type { EnvironmentSpec } from '../../src/core/spec/environment.js';
 import { loadRunConfig } from '../../src/core/spec/load.js';
+import { builtinKnobsSchema } from '../../src/core/spec/run.js';
 import type { UserProfile } from '../../src/core/spec/user.js';
 import type { RolloutRecord } from '../../src/core/rollout/trajectory.js';
 import type { KnobName, Knobs, TaskFamily } from '../../src/builtin/families/family.js';
@@ -52,12 +53,13 @@ const baseLevel = Number(opt('base-level', String(demo.population.builtinLevel))
 // --base-knobs '{"feedback":1}' overrides knobs of every family's base (a diagnosis aid: does a knob bite only when
 // another one is set?); the tables print each base they used. Without --base-level the demo's own knobs apply.
 const demoKnobs = args.includes('--base-level') ? {} : (demo.population.builtinKnobs ?? {});
-const baseKnobs = JSON.parse(opt('base-knobs', JSON.stringify(demoKnobs))) as Partial<Knobs>;
-const unknownKnob = Object.keys(baseKnobs).find((k) => !(knobNames as readonly string[]).includes(k));
-if (unknownKnob !== undefined) {
-  console.error(`--base-knobs: "${unknownKnob}" is not a knob; use ${knobNames.join(', ')}`);
+// Checked by the run config's own schema: the same names and ranges a run's population.builtinKnobs takes.
+const parsedKnobs = builtinKnobsSchema.safeParse(JSON.parse(opt('base-knobs', JSON.stringify(demoKnobs))));
+if (!parsedKnobs.success) {
+  for (const i of parsedKnobs.error.issues) console.error(`--base-knobs: ${i.path.join('.') || '(value)'}: ${i.message}; knobs are ${knobNames.join(', ')}`);
   process.exit(2);
 }
+const baseKnobs: Partial<Knobs> = parsedKnobs.data;
 /** The base as the tables name it: "level 1.5 with {"feedback":1}". */
 const baseLabel = `level ${baseLevel}${Object.keys(baseKnobs).length ? ` with ${JSON.stringify(baseKnobs)}` : ''}`;
 const concurrency = Number(opt('concurrency', '4'));

@@ -3,17 +3,13 @@ import { createRng, hashString } from '../../core/ports/rng.js';
 import type { EnvironmentSpec } from '../../core/spec/environment.js';
 import type { FamilyPlaybook } from '../agent/playbook.js';
 
-/** The five difficulty axes every built-in family exposes, so operators and dashboards treat families alike. */
-export const knobNames = ['horizon', 'hiddenState', 'feedback', 'distractors', 'strictness'] as const;
-export type KnobName = (typeof knobNames)[number];
+import { knobNames, knobRanges, type KnobName, type KnobRange } from '../../core/spec/knobs.js';
+
+export { knobNames, type KnobName };
 export type Knobs = Record<KnobName, number>;
 
-export interface KnobDef {
-  min: number;
-  max: number;
-  description: string;
-  /** Which way makes the task harder: feedback gets harder as it goes down, the rest as they go up. */
-  harder: 'up' | 'down';
+/** A knob's range and words (core's `knobRanges`) and where the levels put it. */
+export interface KnobDef extends KnobRange {
   /** Value at level 1 and at `maxLevel`; levels in between interpolate. */
   atLevel1: number;
   atMaxLevel: number;
@@ -48,11 +44,11 @@ export interface TaskFamily {
 
 /** The knob definitions shared by all families: the same axes, with the same ranges, so levels are comparable. */
 export const standardKnobs: Record<KnobName, KnobDef> = {
-  horizon: { min: 1, max: 4, harder: 'up', atLevel1: 1, atMaxLevel: 4, description: 'Dependent steps the output needs (1..4).' },
-  hiddenState: { min: 0, max: 3, harder: 'up', atLevel1: 1, atMaxLevel: 3, description: 'Facts only the user knows, left out of the instruction (0..3).' },
-  feedback: { min: 0, max: 2, harder: 'down', atLevel1: 2, atMaxLevel: 0, description: 'Public format checker: 2 = verbose check.sh, 1 = terse, 0 = none.' },
-  distractors: { min: 0, max: 6, harder: 'up', atLevel1: 0, atMaxLevel: 6, description: 'Decoy files that look like the real input (0..6).' },
-  strictness: { min: 0, max: 2, harder: 'up', atLevel1: 0, atMaxLevel: 2, description: 'Verifier tolerance: 0 = order and spacing free, 1 = order matters, 2 = byte-exact.' },
+  horizon: { ...knobRanges.horizon, atLevel1: 1, atMaxLevel: 4 },
+  hiddenState: { ...knobRanges.hiddenState, atLevel1: 1, atMaxLevel: 3 },
+  feedback: { ...knobRanges.feedback, atLevel1: 2, atMaxLevel: 0 },
+  distractors: { ...knobRanges.distractors, atLevel1: 0, atMaxLevel: 6 },
+  strictness: { ...knobRanges.strictness, atLevel1: 0, atMaxLevel: 2 },
 };
 
 export const standardMaxLevel = 5;

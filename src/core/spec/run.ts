@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentGenesSchema } from './agent.js';
 import { idSchema, relativePathSchema, specApiVersion } from './common.js';
 import { checkUnique, evenWithOtherErrors, field, listOf } from './crossField.js';
+import { knobNames, knobRanges, type KnobName } from './knobs.js';
 
 export const roleNames = ['agent', 'user', 'designer', 'judge'] as const;
 export type RoleName = (typeof roleNames)[number];
@@ -93,10 +94,12 @@ export const dockerHostSchema = z
   .describe('One Docker engine in the sandbox pool.');
 
 /**
- * One knob of the built-in seeds (the families' five: horizon, hiddenState, feedback, distractors, strictness). The list
- * is written here because core does not import the built-in families; a unit test holds it equal to their `knobNames`.
+ * The knobs of the built-in seeds, with the families' own ranges and words (`knobRanges`): a value outside a knob's
+ * range is an error at its line, not a value the family would quietly clamp.
  */
-const builtinKnob = (what: string) => z.number().int().min(0).max(100).optional().describe(`${what} of every built-in seed, in place of builtinLevel's.`);
+export const builtinKnobsSchema = z.strictObject(
+  Object.fromEntries(knobNames.map((k) => [k, z.number().int().min(knobRanges[k].min).max(knobRanges[k].max).optional().describe(`${knobRanges[k].description} Set for every built-in seed, in place of builtinLevel's value.`)])) as Record<KnobName, z.ZodOptional<z.ZodNumber>>,
+);
 
 export const runConfigSchema = z
   .strictObject({
@@ -111,16 +114,9 @@ export const runConfigSchema = z
         users: z.array(relativePathSchema).max(1000).default([]).describe('User profile files or folders, relative to this file.'),
         builtinFamilies: z.array(z.string().min(1).max(64)).max(64).default([]).describe('Built-in task families to seed from (e.g. "log-triage").'),
         builtinLevel: z.number().min(1).max(100).default(1).describe('Difficulty level of the built-in seeds, 1 = easiest; between whole levels each knob takes its nearest value (1.75: two knob steps above level 1).'),
-        builtinKnobs: z
-          .strictObject({
-            horizon: builtinKnob('Dependent steps the output needs (1..4)'),
-            hiddenState: builtinKnob('Facts only the user knows (0..3)'),
-            feedback: builtinKnob('The public check: 2 = verbose check.sh, 1 = terse, 0 = none'),
-            distractors: builtinKnob('Decoy files (0..6)'),
-            strictness: builtinKnob('Verifier tolerance: 0 = order and spacing free, 1 = order matters, 2 = byte-exact'),
-          })
+        builtinKnobs: builtinKnobsSchema
           .optional()
-          .describe('Knob values of the built-in seeds in place of builtinLevel\'s (each family clamps them to its range), e.g. {feedback: 1} for a terse check.sh from the start. The held-out sets are drawn at heldOutLevel (default: builtinLevel) without these knobs.'),
+          .describe('Knob values of the built-in seeds in place of builtinLevel\'s, e.g. {feedback: 1} for a terse check.sh from the start. The held-out sets are drawn at heldOutLevel (default: builtinLevel) without these knobs.'),
         heldOutLevel: z.number().min(1).max(100).optional().describe('Level of the frozen test and promotion sets drawn from the built-in families (default: builtinLevel). A curriculum that starts below its target measures the agent on the target: seeds at 1.5, held-out sets at 2.'),
         pairsPerGeneration: z.number().int().min(1).max(10000).default(8).describe('(environment, user) pairs played per generation.'),
         childrenPerGeneration: z.number().int().min(0).max(10000).default(4).describe('New children proposed per generation.'),

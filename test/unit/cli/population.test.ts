@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { loadPopulation } from '../../../src/cli/run/population.js';
 import { runConfigSchema } from '../../../src/core/spec/run.js';
 import { knobNames } from '../../../src/builtin/families/family.js';
+import { builtinFamilies } from '../../../src/builtin/families/registry.js';
 
 const config = (population: Record<string, unknown>) =>
   runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'levels', seed: 7, population: { builtinFamilies: ['log-triage', 'csv-report'], ...population } });
@@ -48,9 +49,16 @@ describe('the initial population', () => {
     assert.deepEqual(terse.heldOut!.test.map((p) => p.env.id), plain.heldOut!.test.map((p) => p.env.id));
   });
 
-  it('names in its schema exactly the knobs the built-in families have', () => {
+  it('holds each knob to the range the families use, refusing a value past it at its path', () => {
     const shape = runConfigSchema.shape.population.unwrap().shape.builtinKnobs.unwrap().shape;
     assert.deepEqual(Object.keys(shape).sort(), [...knobNames].sort());
+    for (const f of builtinFamilies) for (const k of knobNames) {
+      const ok = runConfigSchema.safeParse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'k', population: { builtinFamilies: [f.name], builtinKnobs: { [k]: f.knobs[k].max } } });
+      assert.equal(ok.success, true, `${f.name}: ${k} = ${f.knobs[k].max} is in range`);
+      const past = runConfigSchema.safeParse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'k', population: { builtinFamilies: [f.name], builtinKnobs: { [k]: f.knobs[k].max + 1 } } });
+      assert.equal(past.success, false, `${f.name}: ${k} = ${f.knobs[k].max + 1} is past the range`);
+      assert.deepEqual(past.error!.issues[0]!.path, ['population', 'builtinKnobs', k]);
+    }
   });
 
   it('refuses a knob the families do not have, naming it', () => {
