@@ -40,6 +40,13 @@ const shortAt = 4;
 const demoGenerations = shortAt + 1;
 /** Final active archive of the version-1 demo (commit b8f2104, same seeds, bwrap): the size the archive must keep. */
 const v1ArchiveSize: Record<number, number> = { 1: 34, 2: 35, 3: 32, 4: 35, 5: 33, 2026: 33 };
+/** The version-1 archive size to hold against, over the seeds that have one (seeds beyond the six of record do not). */
+function v1ArchiveMean(rows: { archive: number; v1Archive: number | null }[]): string {
+  const known = rows.filter((r) => r.v1Archive !== null);
+  if (known.length === 0) return 'version 1: not run on these seeds';
+  const v1 = known.reduce((t, r) => t + r.v1Archive!, 0) / known.length;
+  return `version 1: ${v1.toFixed(1)}${known.length < rows.length ? ` over the ${known.length} seeds it was run on` : ''}`;
+}
 const cli = resolve(process.env.COEVOLVE_BENCH_CLI ?? 'dist/cli.js');
 const config = resolve('environments/demo.run.yaml');
 const keep = arg('--keep');
@@ -104,7 +111,8 @@ interface SeedFigures {
   modelCheck: PredictionCheck | null;
   evidenceCheck: PredictionCheck | null;
   archive: number;
-  v1Archive: number;
+  /** Null for a seed the version-1 demo was not run on (the audit ran the six seeds of record only). */
+  v1Archive: number | null;
   inBand: number;
   meanAbs: number;
   loopInBand: number;
@@ -188,7 +196,7 @@ async function seedFigures(seed: number): Promise<SeedFigures> {
     inBandExpected: short.summary.inBandExpected ?? Number.NaN,
     modelCheck: short.summary.modelCheck ?? null,
     evidenceCheck: short.summary.evidenceCheck ?? null,
-    v1Archive: v1ArchiveSize[seed] ?? Number.NaN,
+    v1Archive: v1ArchiveSize[seed] ?? null,
     inBand: short.summary.inBandShare,
     meanAbs: short.summary.meanAbsDistance,
     loopInBand: demoGens[shortAt]!.archiveBand.inBandShare,
@@ -250,7 +258,7 @@ async function main(): Promise<void> {
   console.log('|---:|---:|---:|---:|---:|---|---|---:|---|---:|');
   for (const r of rows) {
     const d = r.difficulty;
-    console.log(`| ${r.seed} | ${r.archive} (${r.v1Archive})${r.archive < r.v1Archive ? ' SHRANK' : ''} | ${pct(r.inBand)} (${pct(r.inBandExpected)}) | ${f2(r.meanAbs)} | ${pct(r.loopInBand)} | ${d.map((x) => f2(x.mean)).join(' → ')} (${r.risingSteps}/${d.length - 1}) | ${pct(r.initial)} → ${pct(r.final)} (${signed(r.gain * 100, 0)} pts) | ${r.promotions} (${r.worsePromotions}) | ${r.userEffects.length ? f2(mean(r.userEffects)) : '—'} (${r.userEffects.length}, ${r.realismOutside}) | ${pct(r.inBandFinal)} |`);
+    console.log(`| ${r.seed} | ${r.archive} (${r.v1Archive ?? '—'})${r.v1Archive !== null && r.archive < r.v1Archive ? ' SHRANK' : ''} | ${pct(r.inBand)} (${pct(r.inBandExpected)}) | ${f2(r.meanAbs)} | ${pct(r.loopInBand)} | ${d.map((x) => f2(x.mean)).join(' → ')} (${r.risingSteps}/${d.length - 1}) | ${pct(r.initial)} → ${pct(r.final)} (${signed(r.gain * 100, 0)} pts) | ${r.promotions} (${r.worsePromotions}) | ${r.userEffects.length ? f2(mean(r.userEffects)) : '—'} (${r.userEffects.length}, ${r.realismOutside}) | ${pct(r.inBandFinal)} |`);
   }
   printAgentTable(rows);
   printUserTable(rows);
@@ -261,7 +269,7 @@ async function main(): Promise<void> {
   // interval says how far the mean could move on other fresh plays of the same archives.
   const band = meanWithInterval(rows.map((r) => r.inBand));
   const bandCi = band.n >= 2 ? ` [95 % t interval over seeds ${pct(band.ci[0])}–${pct(band.ci[1])}]` : '';
-  console.log(`means: in band by eval ${pct(mean(rows.map((r) => r.inBand)))}${bandCi} (target >= 60 %, version 1: 30 %); another draw would read ${pct(mean(rows.map((r) => r.inBandExpected)))} on average (pairs shrunk to their archive's spread) · mean abs(p - 0.5) ${f2(mean(rows.map((r) => r.meanAbs)))} (version 1: 0.27) · archive ${mean(rows.map((r) => r.archive)).toFixed(1)} (version 1: ${mean(rows.map((r) => r.v1Archive)).toFixed(1)}) · true spread of pairs' success ${f2(mean(rows.map((r) => r.trueSpread)))} (sd, eval's binomial noise removed; 60 % at n = 20 needs about 0.09 or less)`);
+  console.log(`means: in band by eval ${pct(mean(rows.map((r) => r.inBand)))}${bandCi} (target >= 60 %, version 1: 30 % on the six seeds of record); another draw would read ${pct(mean(rows.map((r) => r.inBandExpected)))} on average (pairs shrunk to their archive's spread) · mean abs(p - 0.5) ${f2(mean(rows.map((r) => r.meanAbs)))} (version 1: 0.27) · archive ${mean(rows.map((r) => r.archive)).toFixed(1)} (${v1ArchiveMean(rows)}) · true spread of pairs' success ${f2(mean(rows.map((r) => r.trueSpread)))} (sd, eval's binomial noise removed; 60 % at n = 20 needs about 0.09 or less)`);
   console.log(predictionSummary(rows));
   console.log(`held-out agent success: initial ${pct(mean(rows.map((r) => r.initial)))}, final ${pct(mean(rows.map((r) => r.final)))}, final minus initial ${(mean(rows.map((r) => r.gain)) * 100).toFixed(1)} points on the seed mean (target >= +15); promoted agents significantly worse than their predecessor: ${rows.reduce((s, r) => s + r.worsePromotions, 0)} of ${rows.reduce((s, r) => s + r.promotions, 0)} (without a paired comparison: ${rows.reduce((s, r) => s + r.unmeasuredPromotions, 0)})`);
   console.log(`measured difficulty rising (gen mean above the previous by more than its se): gens 0-${shortAt} ${rows.reduce((s, r) => s + r.risingSteps, 0)} of ${rows.reduce((s, r) => s + r.difficulty.length - 1, 0)} steps; whole run ${rows.reduce((s, r) => s + r.risingRun.rising, 0)} of ${rows.reduce((s, r) => s + r.risingRun.steps, 0)} steps; agent ability ${f2(mean(rows.map((r) => r.ability[0])))} → ${f2(mean(rows.map((r) => r.ability[1])))} (seed mean, logit scale)`);
