@@ -1,9 +1,8 @@
 import type { Rng } from '../../core/ports/rng.js';
 import { createRng, hashString } from '../../core/ports/rng.js';
 import type { EnvironmentSpec } from '../../core/spec/environment.js';
-import type { FamilyPlaybook } from '../agent/playbook.js';
-
 import { knobNames, knobRanges, type KnobName, type KnobRange } from '../../core/spec/knobs.js';
+import type { FamilyPlaybook } from '../agent/playbook.js';
 
 export { knobNames, type KnobName };
 export type Knobs = Record<KnobName, number>;

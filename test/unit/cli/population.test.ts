@@ -58,12 +58,24 @@ describe('the initial population', () => {
       const past = runConfigSchema.safeParse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'k', population: { builtinFamilies: [f.name], builtinKnobs: { [k]: f.knobs[k].max + 1 } } });
       assert.equal(past.success, false, `${f.name}: ${k} = ${f.knobs[k].max + 1} is past the range`);
       assert.deepEqual(past.error!.issues[0]!.path, ['population', 'builtinKnobs', k]);
+      const below = runConfigSchema.safeParse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'k', population: { builtinFamilies: [f.name], builtinKnobs: { [k]: f.knobs[k].min - 1 } } });
+      assert.equal(below.success, false, `${f.name}: ${k} = ${f.knobs[k].min - 1} is below the range`);
+      assert.deepEqual(below.error!.issues[0]!.path, ['population', 'builtinKnobs', k]);
+    }
+  });
+
+  it('refuses the values no built-in task has: no output step, a fourth feedback mode, a seventh decoy', () => {
+    for (const knobs of [{ horizon: 0 }, { feedback: 3 }, { distractors: 7 }]) {
+      const r = runConfigSchema.safeParse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'k', population: { builtinFamilies: ['log-triage'], builtinKnobs: knobs } });
+      assert.equal(r.success, false, JSON.stringify(knobs));
     }
   });
 
   it('refuses a knob the families do not have, naming it', () => {
-    const r = runConfigSchema.safeParse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'k', population: { builtinKnobs: { feedbak: 1 } } });
+    // A population that is valid but for the misspelt knob, so the knob is the only thing refused.
+    const r = runConfigSchema.safeParse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'k', population: { builtinFamilies: ['log-triage'], builtinKnobs: { feedbak: 1 } } });
     assert.equal(r.success, false);
-    assert.match(JSON.stringify(r.error!.issues), /feedbak/);
+    assert.equal(r.error!.issues.length, 1);
+    assert.match(JSON.stringify(r.error!.issues[0]), /feedbak/);
   });
 });
