@@ -1,11 +1,10 @@
-import { ContextWindowExceeded, isContextWindowExceeded, isToolsUnsupported } from '../../ports/model.js';
 import type { ChatMessage, ChatModel, ChatResponse, ToolCall } from '../../ports/model.js';
 import { parseAgentToolCall } from '../parseToolCall.js';
-import { agentTools } from '../agentTools.js';
-import type { AgentEpisode, AgentRole, AgentToolCall, AgentTurn } from '../ports.js';
-import { agentOpeningMessage, agentSystemPrompt } from './agentPrompt.js';
-import { agentProtocol, type AgentProtocol, type ReadReply, type ToolCallFormat } from './agentProtocol.js';
-import { defaultReserve, estimateTokens, fitToWindow, initialCharsPerToken, type PromptNotes } from './contextFit.js';
+import type { AgentEpisode, AgentRole, AgentToolCall, AgentTurn, ToolResult } from '../ports.js';
+import { agentOpeningMessage } from './agentPrompt.js';
+import { askModel, startConversation, type AgentConversation } from './agentConversation.js';
+import type { ReadReply, ToolCallFormat } from './agentProtocol.js';
+import type { PromptNotes } from './contextFit.js';
 import { cutMiddle } from './transcript.js';
 
 export interface LlmAgentOptions {
@@ -48,121 +47,79 @@ export function createLlmAgent(model: ChatModel, options: LlmAgentOptions = {}):
     get settings() {
       return model.settings;
     },
-    begin({ task, config, rng }) {
-      const tools = task.tools.length > 0 ? task.tools : agentTools;
-      const toolNames = tools.map((t) => t.name);
-      let protocol: AgentProtocol = agentProtocol(configured);
-      const systemPrompt = (p: AgentProtocol): string => [agentSystemPrompt(task, config), p.systemSection(tools)].filter(Boolean).join('\n\n');
-      const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(protocol) }];
-      // One seed per episode, drawn from the rollout's stream: servers that honour it answer reproducibly, and it
-      // is part of the cache key, so replays of different rollouts never collide.
-      const seed = rng.int(0, 2 ** 31 - 1);
-      let pending: ToolCall[] = [];
-      let pendingNative = true;
-      let turnNo = 0;
-      let started = false;
-
-      // Context-window state: the window (config, server, or a refusal that names it) and the calibrated size estimate.
-      let window: number | undefined;
-      let windowKnown = false;
-      let charsPerToken = initialCharsPerToken;
-      const toolsChars = (p: AgentProtocol): number => (p.apiTools ? JSON.stringify(tools).length : 0);
-
-      /** The request's messages fitted to the window, with notes on what was cut; throws when nothing fits. */
-      const fitted = (): { messages: ChatMessage[]; notes?: PromptNotes } => {
-        if (window === undefined) return { messages };
-        const reserve = defaultReserve(window, model.settings?.maxTokens) + Math.ceil(toolsChars(protocol) / charsPerToken);
-        const fit = fitToWindow(messages, { window, reserve, charsPerToken });
-        if (!fit.ok) {
-          throw new ContextWindowExceeded(`the conversation needs about ${fit.estimatedPromptTokens} tokens even with old turns left out and results cut; the model's context window leaves ${fit.budgetTokens} for the prompt`);
-        }
-        const cut = fit.notes.cutResults || fit.notes.elidedTurns;
-        return { messages: fit.messages, ...(cut ? { notes: fit.notes } : {}) };
-      };
-
-      const send = (signal: AbortSignal | undefined): Promise<{ res: ChatResponse; notes?: PromptNotes }> => {
-        const view = fitted();
-        return model
-          .complete({ messages: view.messages, ...(protocol.apiTools ? { tools, toolChoice: 'auto' as const } : {}), seed, stream: true, ...(signal ? { signal } : {}) })
-          .then((res) => {
-            // What the server counted calibrates the next estimate (conservatively: a tenth more tokens).
-            if (res.usage.promptTokens > 0) {
-              const chars = estimateTokens(view.messages, 1) + toolsChars(protocol);
-              charsPerToken = Math.min(6, Math.max(1.5, (chars / res.usage.promptTokens) * 0.9));
-            }
-            return { res, ...(view.notes ? { notes: view.notes } : {}) };
-          });
-      };
-
-      const ask = async (signal: AbortSignal | undefined): Promise<{ res: ChatResponse; notes?: PromptNotes }> => {
-        if (!windowKnown) {
-          windowKnown = true;
-          window = await model.contextWindow?.(signal);
-        }
-        try {
-          return await send(signal);
-        } catch (err) {
-          if (isToolsUnsupported(err) && protocol.apiTools && configured !== 'native') {
-            // The server has no tool parser: describe the tools in the prompt, Hermes style, for the rest of the episode.
-            protocol = agentProtocol('hermes');
-            messages[0] = { role: 'system', content: systemPrompt(protocol) };
-            return send(signal);
-          }
-          if (isContextWindowExceeded(err) && (err.contextWindow !== undefined || window !== undefined)) {
-            // The server counted more than the estimate: learn the window it named, or estimate more tokens, once.
-            if (err.contextWindow !== undefined && err.contextWindow !== window) window = err.contextWindow;
-            else charsPerToken *= 0.7;
-            return send(signal);
-          }
-          throw err;
-        }
-      };
-
-      const episode: AgentEpisode = {
-        async next({ results, userMessage, signal }) {
-          const resultCuts: NonNullable<PromptNotes['cutResults']> = [];
-          if (!started) {
-            started = true;
-            messages.push({ role: 'user', content: agentOpeningMessage(task, userMessage) });
-          } else {
-            // Every call of the previous turn needs an answer, or the server refuses the conversation.
-            const byId = new Map(results.map((r) => [r.callId, r.content]));
-            const contentOf = (id: string): string => {
-              const full = byId.get(id) ?? '(no result: the call was not executed)';
-              if (full.length > maxResult) resultCuts.push({ callId: id, fromChars: full.length, toChars: maxResult });
-              return cutMiddle(full, maxResult);
-            };
-            messages.push(...protocol.results(pending, contentOf, pendingNative));
-            if (userMessage) messages.push({ role: 'user', content: userMessage });
-          }
-          const { res, notes } = await ask(signal);
-          const promptNotes = mergeNotes(notes, resultCuts, window);
-          const idPrefix = `t${++turnNo}_`;
-          const read = protocol.read(res, idPrefix, toolNames);
-          const { pending: answered, calls } = agentCalls(read, idPrefix);
-          pending = answered;
-          pendingNative = read.native;
-          const reasoning = res.message.reasoning;
-          // The history holds what the model wrote: native calls as tool_calls, text calls inside its content.
-          messages.push({
-            role: 'assistant',
-            content: res.message.content,
-            ...(read.native && read.calls.length > 0 ? { toolCalls: read.calls } : {}),
-            ...(reasoning ? { reasoning } : {}),
-          });
-          const turn: AgentTurn = {
-            message: read.message && read.message.trim() !== '' ? read.message : null,
-            ...(reasoning ? { reasoning } : {}),
-            calls,
-            usage: res.usage,
-            modelName: res.model,
-            ...(promptNotes ? { promptNotes } : {}),
-            ...(res.tokens ? { tokens: res.tokens } : {}),
-          };
-          return turn;
-        },
-      };
-      return episode;
+    begin(start) {
+      return agentEpisode(startConversation(model, configured, start), maxResult);
     },
+  };
+}
+
+/** Where an episode stands between turns: the calls of the last turn, which the next one must answer. */
+interface EpisodeProgress {
+  started: boolean;
+  turnNo: number;
+  pending: ToolCall[];
+  pendingNative: boolean;
+}
+
+/** The episode the engine drives: each turn answers the last turn's calls, asks the model, and reads its reply. */
+function agentEpisode(conv: AgentConversation, maxResult: number): AgentEpisode {
+  const progress: EpisodeProgress = { started: false, turnNo: 0, pending: [], pendingNative: true };
+  return {
+    async next({ results, userMessage, signal }) {
+      const resultCuts = appendTurnInput(conv, progress, results, userMessage, maxResult);
+      const { res, notes } = await askModel(conv, signal);
+      const promptNotes = mergeNotes(notes, resultCuts, conv.window);
+      const idPrefix = `t${++progress.turnNo}_`;
+      const read = conv.protocol.read(res, idPrefix, conv.toolNames);
+      const { pending: answered, calls } = agentCalls(read, idPrefix);
+      progress.pending = answered;
+      progress.pendingNative = read.native;
+      // The history holds what the model wrote: native calls as tool_calls, text calls inside its content.
+      conv.messages.push(assistantMessage(res, read));
+      return agentTurn(res, read, calls, promptNotes);
+    },
+  };
+}
+
+/** Adds the turn's input to the history: the task first, then the results of the last turn's calls; returns the cuts. */
+function appendTurnInput(conv: AgentConversation, progress: EpisodeProgress, results: ToolResult[], userMessage: string | undefined, maxResult: number): NonNullable<PromptNotes['cutResults']> {
+  const resultCuts: NonNullable<PromptNotes['cutResults']> = [];
+  if (!progress.started) {
+    progress.started = true;
+    conv.messages.push({ role: 'user', content: agentOpeningMessage(conv.task, userMessage) });
+  } else {
+    // Every call of the previous turn needs an answer, or the server refuses the conversation.
+    const byId = new Map(results.map((r) => [r.callId, r.content]));
+    const contentOf = (id: string): string => {
+      const full = byId.get(id) ?? '(no result: the call was not executed)';
+      if (full.length > maxResult) resultCuts.push({ callId: id, fromChars: full.length, toChars: maxResult });
+      return cutMiddle(full, maxResult);
+    };
+    conv.messages.push(...conv.protocol.results(progress.pending, contentOf, progress.pendingNative));
+    if (userMessage) conv.messages.push({ role: 'user', content: userMessage });
+  }
+  return resultCuts;
+}
+
+function assistantMessage(res: ChatResponse, read: ReadReply): ChatMessage {
+  const reasoning = res.message.reasoning;
+  return {
+    role: 'assistant',
+    content: res.message.content,
+    ...(read.native && read.calls.length > 0 ? { toolCalls: read.calls } : {}),
+    ...(reasoning ? { reasoning } : {}),
+  };
+}
+
+function agentTurn(res: ChatResponse, read: ReadReply, calls: AgentToolCall[], promptNotes: PromptNotes | undefined): AgentTurn {
+  const reasoning = res.message.reasoning;
+  return {
+    message: read.message && read.message.trim() !== '' ? read.message : null,
+    ...(reasoning ? { reasoning } : {}),
+    calls,
+    usage: res.usage,
+    modelName: res.model,
+    ...(promptNotes ? { promptNotes } : {}),
+    ...(res.tokens ? { tokens: res.tokens } : {}),
   };
 }
