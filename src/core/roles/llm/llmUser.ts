@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { zeroUsage } from '../../ports/model.js';
-import type { ChatMessage, ChatModel } from '../../ports/model.js';
+import type { ChatMessage, ChatModel, Usage } from '../../ports/model.js';
 import type { StopReason, UserRating } from '../../rollout/trajectory.js';
-import type { HiddenFact } from '../../spec/environment.js';
+import type { EnvironmentSpec, HiddenFact } from '../../spec/environment.js';
+import type { UserProfile } from '../../spec/user.js';
 import type { UserEpisode, UserRole, UserTurn } from '../ports.js';
 import { transcriptBudgetChars } from './contextFit.js';
 import { completeStructured } from './structuredOutput.js';
@@ -53,66 +54,97 @@ export function createLlmUser(model: ChatModel, options: { maxRepairs?: number }
     kind: 'llm',
     label: model.label,
     ...(model.settings ? { settings: model.settings } : {}),
-    begin({ env, profile, rng }) {
-      const messages: ChatMessage[] = [{ role: 'system', content: userSystemPrompt(env, profile) }];
-      const facts = userFacts(env, profile);
-      const disclosed = new Set<string>();
-      const seed = rng.int(0, 2 ** 31 - 1);
-      let agentMessages = 0;
-      let stopped: StopReason | undefined;
-
-      const speak = async (signal: AbortSignal | undefined): Promise<UserTurn> => {
-        const res = await model.complete({ messages, seed, ...(signal ? { signal } : {}) });
-        const raw = res.message.content ?? '';
-        messages.push({ role: 'assistant', content: raw, ...(res.message.reasoning ? { reasoning: res.message.reasoning } : {}) });
-        const { message, stop } = readStopToken(raw);
-        const newly = facts.filter((f) => !disclosed.has(f.id) && statesFact(message, f)).map((f) => f.id);
-        newly.forEach((id) => disclosed.add(id));
-        if (stop) stopped = stop;
-        return { message, disclosedFacts: newly, usage: res.usage, ...(stop ? { stop } : {}) };
-      };
-
-      const episode: UserEpisode = {
-        open(signal) {
-          messages.push({ role: 'user', content: userOpeningCue });
-          return speak(signal);
-        },
-        async reply(agentMessage, signal) {
-          agentMessages++;
-          if (agentMessages > profile.behavior.patience) {
-            stopped = 'out_of_patience';
-            return { message: 'This is taking too long. I have to stop here.', stop: 'out_of_patience', disclosedFacts: [], usage: zeroUsage() };
-          }
-          messages.push({ role: 'user', content: agentMessage });
-          return speak(signal);
-        },
-        async rate({ steps, submitted, verifier, signal }) {
-          const stopReason: StopReason = stopped ?? (submitted ? 'agent_submitted' : 'out_of_patience');
-          const result = await completeStructured(model, {
-            messages: [
-              { role: 'system', content: raterSystemPrompt(env, profile) },
-              { role: 'user', content: `The conversation:\n${renderTranscript(steps, { maxChars: transcriptBudgetChars(24_000, await model.contextWindow?.(signal), model.settings?.maxTokens) })}\n\n${describeOutcome(submitted, verifier)}\n\nYour rating as JSON:` },
-            ],
-            schema: userRatingSchema,
-            schemaName: 'user_rating',
-            maxRepairs,
-            temperature: 0,
-            seed,
-            ...(signal ? { signal } : {}),
-          });
-          if (result.ok) return { rating: { ...result.value, stopReason }, usage: result.usage };
-          // A rater that cannot produce a rating must not lose the episode: fall back to the verifier's verdict,
-          // and say so in the reason.
-          const rating: UserRating = {
-            goalMet: submitted && (verifier?.reward ?? 0) >= 1,
-            satisfaction: submitted && (verifier?.reward ?? 0) >= 1 ? 3 : 1,
-            reason: `rating fell back to the verifier verdict: the simulated user's rating was invalid (${result.reason})`,
-            stopReason,
-          };
-          return { rating, usage: result.usage };
-        },
-      };
-      return episode;
+    begin(start) {
+      return userEpisode(startUserConversation(model, start), maxRepairs);
     },
+  };
+}
+
+type UserEpisodeStart = Parameters<UserRole['begin']>[0];
+type RateInput = Parameters<UserEpisode['rate']>[0];
+
+/** One episode's dialogue as the simulated user sees it, and what it has said and decided so far. */
+interface UserConversation {
+  readonly model: ChatModel;
+  readonly env: EnvironmentSpec;
+  readonly profile: UserProfile;
+  readonly messages: ChatMessage[];
+  readonly facts: HiddenFact[];
+  readonly disclosed: Set<string>;
+  readonly seed: number;
+  agentMessages: number;
+  stopped: StopReason | undefined;
+}
+
+function startUserConversation(model: ChatModel, { env, profile, rng }: UserEpisodeStart): UserConversation {
+  const messages: ChatMessage[] = [{ role: 'system', content: userSystemPrompt(env, profile) }];
+  const facts = userFacts(env, profile);
+  const disclosed = new Set<string>();
+  const seed = rng.int(0, 2 ** 31 - 1);
+  return { model, env, profile, messages, facts, disclosed, seed, agentMessages: 0, stopped: undefined };
+}
+
+function userEpisode(conv: UserConversation, maxRepairs: number): UserEpisode {
+  return {
+    open(signal) {
+      conv.messages.push({ role: 'user', content: userOpeningCue });
+      return speak(conv, signal);
+    },
+    async reply(agentMessage, signal) {
+      conv.agentMessages++;
+      if (conv.agentMessages > conv.profile.behavior.patience) {
+        conv.stopped = 'out_of_patience';
+        return { message: 'This is taking too long. I have to stop here.', stop: 'out_of_patience', disclosedFacts: [], usage: zeroUsage() };
+      }
+      conv.messages.push({ role: 'user', content: agentMessage });
+      return speak(conv, signal);
+    },
+    rate(input) {
+      return rateConversation(conv, maxRepairs, input);
+    },
+  };
+}
+
+/** The user's next message, with the facts it states for the first time and any stop it asks for. */
+async function speak(conv: UserConversation, signal: AbortSignal | undefined): Promise<UserTurn> {
+  const { model, messages, facts, disclosed, seed } = conv;
+  const res = await model.complete({ messages, seed, ...(signal ? { signal } : {}) });
+  const raw = res.message.content ?? '';
+  messages.push({ role: 'assistant', content: raw, ...(res.message.reasoning ? { reasoning: res.message.reasoning } : {}) });
+  const { message, stop } = readStopToken(raw);
+  const newly = facts.filter((f) => !disclosed.has(f.id) && statesFact(message, f)).map((f) => f.id);
+  newly.forEach((id) => disclosed.add(id));
+  if (stop) conv.stopped = stop;
+  return { message, disclosedFacts: newly, usage: res.usage, ...(stop ? { stop } : {}) };
+}
+
+/** The user's end-of-episode rating, asked as structured output, else the verifier's verdict. */
+async function rateConversation(conv: UserConversation, maxRepairs: number, { steps, submitted, verifier, signal }: RateInput): Promise<{ rating: UserRating; usage: Usage }> {
+  const { model, env, profile, seed } = conv;
+  const stopReason: StopReason = conv.stopped ?? (submitted ? 'agent_submitted' : 'out_of_patience');
+  const result = await completeStructured(model, {
+    messages: [
+      { role: 'system', content: raterSystemPrompt(env, profile) },
+      { role: 'user', content: `The conversation:\n${renderTranscript(steps, { maxChars: transcriptBudgetChars(24_000, await model.contextWindow?.(signal), model.settings?.maxTokens) })}\n\n${describeOutcome(submitted, verifier)}\n\nYour rating as JSON:` },
+    ],
+    schema: userRatingSchema,
+    schemaName: 'user_rating',
+    maxRepairs,
+    temperature: 0,
+    seed,
+    ...(signal ? { signal } : {}),
+  });
+  if (result.ok) return { rating: { ...result.value, stopReason }, usage: result.usage };
+  return { rating: fallbackRating(submitted, verifier, result.reason, stopReason), usage: result.usage };
+}
+
+// A rater that cannot produce a rating must not lose the episode: fall back to the verifier's verdict,
+// and say so in the reason.
+function fallbackRating(submitted: boolean, verifier: RateInput['verifier'], invalidReason: string, stopReason: StopReason): UserRating {
+  return {
+    goalMet: submitted && (verifier?.reward ?? 0) >= 1,
+    satisfaction: submitted && (verifier?.reward ?? 0) >= 1 ? 3 : 1,
+    reason: `rating fell back to the verifier verdict: the simulated user's rating was invalid (${invalidReason})`,
+    stopReason,
   };
 }
