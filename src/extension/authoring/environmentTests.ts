@@ -22,103 +22,10 @@ export function activateEnvironmentTests(context: vscode.ExtensionContext, live:
   const controller = vscode.tests.createTestController('coevolve.environments', 'Coevolve environments');
   const outcomes = new Map<string, TestOutcome>();
   const finished = new vscode.EventEmitter<vscode.Uri[]>();
+  const tests: TestSession = { controller, live, log, outcomes, finished };
 
-  const sync = (): void => {
-    const wanted = live.index.fileNames().filter((f) => /\.env\.ya?ml$/i.test(f));
-    const ids = new Set(wanted.map((f) => vscode.Uri.file(f).toString()));
-    controller.items.forEach((item) => {
-      if (!ids.has(item.id)) controller.items.delete(item.id);
-    });
-    for (const file of wanted) {
-      const uri = vscode.Uri.file(file);
-      const parsed = live.index.get(file);
-      const spec = parsed?.spec as { id?: string; title?: string } | undefined;
-      let item = controller.items.get(uri.toString());
-      if (!item) {
-        item = controller.createTestItem(uri.toString(), spec?.id ?? vscode.workspace.asRelativePath(uri, false), uri);
-        controller.items.add(item);
-      }
-      if (spec?.id) item.label = spec.id;
-      item.description = vscode.workspace.asRelativePath(uri, false);
-      // The gutter mark goes on the `id:` line, where a reader looks for which environment this is.
-      const at = parsed?.locate(['id'], 'key');
-      item.range = at && at.line > 0 ? new vscode.Range(at.line - 1, 0, at.line - 1, 0) : new vscode.Range(0, 0, 0, 0);
-      item.error = live.index.state(file) === 'errors' ? 'the spec has errors (see the Problems panel)' : undefined;
-    }
-  };
-
-  const runHandler = async (request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<Map<string, TestOutcome>> => {
-    const results = new Map<string, TestOutcome>();
-    const items: vscode.TestItem[] = [];
-    const excluded = new Set((request.exclude ?? []).map((i) => i.id));
-    if (request.include) items.push(...request.include);
-    else controller.items.forEach((i) => items.push(i));
-    const run = controller.createTestRun(request, 'Validate environments', true);
-    const record = (item: vscode.TestItem, outcome: TestOutcome): void => {
-      results.set(item.id, outcome);
-      outcomes.set(item.id, outcome);
-    };
-    const cancel = abortSignalOf(token);
-    try {
-      for (const item of items.filter((i) => !excluded.has(i.id))) run.enqueued(item);
-      for (const item of items.filter((i) => !excluded.has(i.id))) {
-        if (token.isCancellationRequested) {
-          run.skipped(item);
-          record(item, 'skipped');
-          continue;
-        }
-        run.started(item);
-        const started = Date.now();
-        const refusal = runRefusal();
-        if (refusal) {
-          run.errored(item, new vscode.TestMessage(refusal));
-          record(item, 'errored');
-          continue;
-        }
-        try {
-          const uri = item.uri!;
-          const parsed = environmentFromText(await currentText(uri), uri.fsPath);
-          let check: EnvironmentCheck;
-          if ('spec' in parsed) {
-            const spec = parsed.spec;
-            check = await withSandbox([spec.sandbox.image], log, (backend) =>
-              checkEnvironment(spec, backend, (text) => run.appendOutput(text, undefined, item), cancel.signal));
-          } else {
-            check = parsed;
-            run.appendOutput(`${check.message}\r\n`, undefined, item);
-          }
-          if (token.isCancellationRequested) {
-            run.skipped(item);
-            record(item, 'skipped');
-          } else if (check.passed) {
-            run.passed(item, Date.now() - started);
-            record(item, 'passed');
-          } else {
-            const message = new vscode.TestMessage(check.message);
-            const line = check.problem ? check.problem.line - 1 : oracleLine(live, uri);
-            message.location = new vscode.Location(uri, new vscode.Position(Math.max(0, line), 0));
-            run.failed(item, message, Date.now() - started);
-            record(item, 'failed');
-          }
-        } catch (err) {
-          if (err instanceof CancelledError || token.isCancellationRequested) {
-            run.skipped(item);
-            record(item, 'skipped');
-          } else {
-            const text = err instanceof Error ? err.message : String(err);
-            run.appendOutput(`ERROR: ${text}\r\n`, undefined, item);
-            run.errored(item, new vscode.TestMessage(text), Date.now() - started);
-            record(item, 'errored');
-          }
-        }
-      }
-    } finally {
-      cancel.dispose();
-      run.end();
-      finished.fire(items.map((i) => i.uri!).filter(Boolean));
-    }
-    return results;
-  };
+  const sync = (): void => syncTestItems(controller, live);
+  const runHandler = (request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<Map<string, TestOutcome>> => runEnvironmentTests(tests, request, token);
 
   controller.createRunProfile('Validate in sandbox', vscode.TestRunProfileKind.Run, (request, token) => void runHandler(request, token), true);
   controller.refreshHandler = async (token) => {
@@ -140,6 +47,140 @@ export function activateEnvironmentTests(context: vscode.ExtensionContext, live:
     lastOutcome: (uri) => outcomes.get(uri.toString()),
     onDidFinish: finished.event,
   };
+}
+
+/** What a test run works with: the controller and its items, the live index, and where outcomes go. */
+interface TestSession {
+  readonly controller: vscode.TestController;
+  readonly live: LiveSpecs;
+  readonly log: vscode.LogOutputChannel;
+  /** The last outcome of each item in this session, by item id. */
+  readonly outcomes: Map<string, TestOutcome>;
+  readonly finished: vscode.EventEmitter<vscode.Uri[]>;
+}
+
+/** One test item per environment spec of the index, labelled by its id and marked on its `id:` line. */
+function syncTestItems(controller: vscode.TestController, live: LiveSpecs): void {
+  const wanted = live.index.fileNames().filter((f) => /\.env\.ya?ml$/i.test(f));
+  const ids = new Set(wanted.map((f) => vscode.Uri.file(f).toString()));
+  controller.items.forEach((item) => {
+    if (!ids.has(item.id)) controller.items.delete(item.id);
+  });
+  for (const file of wanted) {
+    const uri = vscode.Uri.file(file);
+    const parsed = live.index.get(file);
+    const spec = parsed?.spec as { id?: string; title?: string } | undefined;
+    let item = controller.items.get(uri.toString());
+    if (!item) {
+      item = controller.createTestItem(uri.toString(), spec?.id ?? vscode.workspace.asRelativePath(uri, false), uri);
+      controller.items.add(item);
+    }
+    if (spec?.id) item.label = spec.id;
+    item.description = vscode.workspace.asRelativePath(uri, false);
+    // The gutter mark goes on the `id:` line, where a reader looks for which environment this is.
+    const at = parsed?.locate(['id'], 'key');
+    item.range = at && at.line > 0 ? new vscode.Range(at.line - 1, 0, at.line - 1, 0) : new vscode.Range(0, 0, 0, 0);
+    item.error = live.index.state(file) === 'errors' ? 'the spec has errors (see the Problems panel)' : undefined;
+  }
+}
+
+/** What testing one item needs: the run it reports to, the cancellation, and where its outcome is recorded. */
+interface ItemRun {
+  readonly run: vscode.TestRun;
+  readonly token: vscode.CancellationToken;
+  readonly signal: AbortSignal;
+  readonly live: LiveSpecs;
+  readonly log: vscode.LogOutputChannel;
+  record(item: vscode.TestItem, outcome: TestOutcome): void;
+}
+
+/** One test run: the requested items (all when none are named) but the excluded ones, one after the other. */
+async function runEnvironmentTests(tests: TestSession, request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<Map<string, TestOutcome>> {
+  const { controller, outcomes, finished } = tests;
+  const results = new Map<string, TestOutcome>();
+  const items: vscode.TestItem[] = [];
+  const excluded = new Set((request.exclude ?? []).map((i) => i.id));
+  if (request.include) items.push(...request.include);
+  else controller.items.forEach((i) => items.push(i));
+  const run = controller.createTestRun(request, 'Validate environments', true);
+  const record = (item: vscode.TestItem, outcome: TestOutcome): void => {
+    results.set(item.id, outcome);
+    outcomes.set(item.id, outcome);
+  };
+  const cancel = abortSignalOf(token);
+  const t: ItemRun = { run, token, signal: cancel.signal, live: tests.live, log: tests.log, record };
+  try {
+    for (const item of items.filter((i) => !excluded.has(i.id))) run.enqueued(item);
+    for (const item of items.filter((i) => !excluded.has(i.id))) {
+      if (token.isCancellationRequested) {
+        run.skipped(item);
+        record(item, 'skipped');
+        continue;
+      }
+      run.started(item);
+      const started = Date.now();
+      const refusal = runRefusal();
+      if (refusal) {
+        run.errored(item, new vscode.TestMessage(refusal));
+        record(item, 'errored');
+        continue;
+      }
+      await checkItem(item, started, t);
+    }
+  } finally {
+    cancel.dispose();
+    run.end();
+    finished.fire(items.map((i) => i.uri!).filter(Boolean));
+  }
+  return results;
+}
+
+/** Checks one started item's environment in a sandbox (or reports why its spec cannot be read) and records how it went. */
+async function checkItem(item: vscode.TestItem, started: number, t: ItemRun): Promise<void> {
+  const { run, token, record } = t;
+  try {
+    const uri = item.uri!;
+    const parsed = environmentFromText(await currentText(uri), uri.fsPath);
+    let check: EnvironmentCheck;
+    if ('spec' in parsed) {
+      const spec = parsed.spec;
+      check = await withSandbox([spec.sandbox.image], t.log, (backend) =>
+        checkEnvironment(spec, backend, (text) => run.appendOutput(text, undefined, item), t.signal));
+    } else {
+      check = parsed;
+      run.appendOutput(`${check.message}\r\n`, undefined, item);
+    }
+    reportCheck(item, check, started, t);
+  } catch (err) {
+    if (err instanceof CancelledError || token.isCancellationRequested) {
+      run.skipped(item);
+      record(item, 'skipped');
+    } else {
+      const text = err instanceof Error ? err.message : String(err);
+      run.appendOutput(`ERROR: ${text}\r\n`, undefined, item);
+      run.errored(item, new vscode.TestMessage(text), Date.now() - started);
+      record(item, 'errored');
+    }
+  }
+}
+
+/** Passed, failed (at the problem's line, else the `oracle:` key) or, when cancelled meanwhile, skipped. */
+function reportCheck(item: vscode.TestItem, check: EnvironmentCheck, started: number, t: ItemRun): void {
+  const { run, record } = t;
+  const uri = item.uri!;
+  if (t.token.isCancellationRequested) {
+    run.skipped(item);
+    record(item, 'skipped');
+  } else if (check.passed) {
+    run.passed(item, Date.now() - started);
+    record(item, 'passed');
+  } else {
+    const message = new vscode.TestMessage(check.message);
+    const line = check.problem ? check.problem.line - 1 : oracleLine(t.live, uri);
+    message.location = new vscode.Location(uri, new vscode.Position(Math.max(0, line), 0));
+    run.failed(item, message, Date.now() - started);
+    record(item, 'failed');
+  }
 }
 
 /** Where an oracle failure is shown: the `oracle:` key. */

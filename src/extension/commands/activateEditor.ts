@@ -4,12 +4,15 @@ import { runLayout } from '../../store/layout.js';
 import { readRollout } from '../../store/runReader.js';
 import { DashboardPanels } from '../dashboard/dashboardPanels.js';
 import type { RunsTreeProvider } from '../runs/runsTreeProvider.js';
-import { filterChoices, type RunTreeNode, type SortKey, type TreeView } from '../runs/runTreeModel.js';
+import type { RunTreeNode } from '../runs/runTreeModel.js';
 import { RolloutPanels } from '../viewer/rolloutPanels.js';
 import type { RolloutRef } from '../../webview/protocol.js';
 import { replayPty } from './replayTerminal.js';
 import { RunCommands } from './runCommands.js';
+import { pickLiveRun, pickRolloutOf } from './runPickers.js';
+import { registerRunsTreeCommands } from './runsTreeCommands.js';
 import { ViewData } from '../../viewdata/viewRequests.js';
+import type { RunRegistry } from '../../viewdata/runRegistry.js';
 
 /** What the vscode test suites reach through the extension's API. */
 export interface EditorApi {
@@ -36,31 +39,11 @@ function refOf(arg: RolloutArg): RolloutRef | undefined {
 export function activateEditor(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, tree: RunsTreeProvider): EditorApi {
   const registry = tree.registry;
   const replays: EditorApi['replays'] = [];
-  const pickRun = async (placeHolder: string): Promise<string | undefined> => {
-    const runs = registry.list().filter((e) => e.live);
-    if (runs.length === 1) return runs[0]?.dir;
-    const pick = await vscode.window.showQuickPick(runs.map((e) => ({ label: e.live?.manifest.name ?? e.dir, description: `${e.live?.run.status} · ${e.live?.manifest.startedAt.slice(0, 16).replace('T', ' ')}`, detail: e.dir, dir: e.dir })), { placeHolder });
-    return pick?.dir;
-  };
-  const pickRollout = async (): Promise<RolloutRef | undefined> => {
-    const runDir = await pickRun('Run of the rollout');
-    if (!runDir) return undefined;
-    const rs = [...registry.get(runDir).run.rollouts.values()];
-    const pick = await vscode.window.showQuickPick(rs.map((r) => ({ label: r.id, description: `${r.success ? 'passed' : 'failed'} · reward ${r.reward.toFixed(2)} · ${r.envId} × ${r.userId}`, r })), { placeHolder: 'Rollout to open', matchOnDescription: true });
-    return pick ? { runDir, generation: pick.r.generation, rolloutId: pick.r.id } : undefined;
-  };
+  const pickRun = (placeHolder: string): Promise<string | undefined> => pickLiveRun(registry, placeHolder);
+  const pickRollout = (): Promise<RolloutRef | undefined> => pickRolloutOf(registry, pickRun);
   const openFile = async (path: string): Promise<void> => void (await vscode.window.showTextDocument(vscode.Uri.file(path), { preview: true }));
   const runCommands = new RunCommands({ context, registry, log, pickRun });
-  const replay = async (arg: RolloutArg): Promise<vscode.Terminal | undefined> => {
-    const ref = refOf(arg) ?? (await pickRollout());
-    if (!ref) return undefined;
-    const record = readRollout(ref.runDir, { generation: ref.generation, id: ref.rolloutId });
-    const pty = replayPty(record, 1);
-    const terminal = vscode.window.createTerminal({ name: `Replay ${ref.rolloutId}`, pty, iconPath: new vscode.ThemeIcon('debug-console') });
-    terminal.show();
-    replays.push({ terminal, done: pty.done });
-    return terminal;
-  };
+  const replay = (arg: RolloutArg): Promise<vscode.Terminal | undefined> => replayInTerminal(arg, pickRollout, replays);
   // One data layer for every panel, so the table rows and the transcript index of a run are built once.
   const viewData = new ViewData(registry);
   const rolloutPanels = new RolloutPanels(context.extensionUri, registry, {
@@ -70,11 +53,45 @@ export function activateEditor(context: vscode.ExtensionContext, log: vscode.Log
     curate: (ref, action) => vscode.commands.executeCommand(`coevolve.curation.${action}`, ref.runDir, ref.rolloutId),
   }, log, viewData);
   const dashboards = new DashboardPanels(context.extensionUri, registry, (ref, step, from) => void rolloutPanels.show(ref, step, from), log, viewData);
-  const setView = (change: Partial<TreeView>): void => tree.setView({ ...tree.treeView, ...change, filter: { ...tree.treeView.filter, ...change.filter } });
 
-  const register = (id: string, fn: (...args: never[]) => unknown): void => void context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  const register: Register = (id, fn) => void context.subscriptions.push(vscode.commands.registerCommand(id, fn));
   context.subscriptions.push(rolloutPanels, dashboards);
+  const editor: Editor = { registry, rolloutPanels, dashboards, runCommands, pickRun, pickRollout, replay, openFile };
+  registerRolloutCommands(register, editor);
+  registerRunCommands(register, editor);
+  registerRunsTreeCommands(register, tree);
+  return { rolloutPanels, dashboards, runCommands, replays };
+}
 
+type Register = (id: string, fn: (...args: never[]) => unknown) => void;
+
+/** What the command handlers act through. */
+interface Editor {
+  registry: RunRegistry;
+  rolloutPanels: RolloutPanels;
+  dashboards: DashboardPanels;
+  runCommands: RunCommands;
+  pickRun(placeHolder: string): Promise<string | undefined>;
+  pickRollout(): Promise<RolloutRef | undefined>;
+  replay(arg: RolloutArg): Promise<vscode.Terminal | undefined>;
+  openFile(path: string): Promise<void>;
+}
+
+/** "Replay in Terminal": the rollout's record printed in a pseudo-terminal, kept in `replays` for the tests. */
+async function replayInTerminal(arg: RolloutArg, pickRollout: () => Promise<RolloutRef | undefined>, replays: EditorApi['replays']): Promise<vscode.Terminal | undefined> {
+  const ref = refOf(arg) ?? (await pickRollout());
+  if (!ref) return undefined;
+  const record = readRollout(ref.runDir, { generation: ref.generation, id: ref.rolloutId });
+  const pty = replayPty(record, 1);
+  const terminal = vscode.window.createTerminal({ name: `Replay ${ref.rolloutId}`, pty, iconPath: new vscode.ThemeIcon('debug-console') });
+  terminal.show();
+  replays.push({ terminal, done: pty.done });
+  return terminal;
+}
+
+/** The commands on one rollout (the argument's, else a picked one): open, open at the first error, open the file, re-run, replay. */
+function registerRolloutCommands(register: Register, editor: Editor): void {
+  const { registry, rolloutPanels, dashboards, runCommands, pickRollout, openFile, replay } = editor;
   register('coevolve.openRollout', async (arg?: RolloutArg, step?: number) => {
     const ref = refOf(arg) ?? (await pickRollout());
     return ref ? rolloutPanels.show(ref, step, dashboards.active()) : undefined;
@@ -94,6 +111,11 @@ export function activateEditor(context: vscode.ExtensionContext, log: vscode.Log
     return ref ? runCommands.rerun(ref) : undefined;
   });
   register('coevolve.replayRollout', (arg?: RolloutArg) => replay(arg));
+}
+
+/** The commands on a run: dashboard, comparison, its folder, start/stop/resume, and the API keys runs use. */
+function registerRunCommands(register: Register, editor: Editor): void {
+  const { registry, dashboards, runCommands, pickRun } = editor;
   register('coevolve.openDashboard', async (arg?: RunTreeNode | string) => {
     const runDir = typeof arg === 'string' ? arg : arg?.runDir ?? (await pickRun('Run to show'));
     return runDir ? dashboards.show(runDir) : undefined;
@@ -115,38 +137,4 @@ export function activateEditor(context: vscode.ExtensionContext, log: vscode.Log
   register('coevolve.resumeRun', (node?: RunTreeNode) => runCommands.resume(node));
   register('coevolve.setApiKey', (endpoint?: string, key?: string) => runCommands.setApiKey(endpoint, key));
   register('coevolve.clearApiKeys', () => runCommands.clearApiKeys());
-  register('coevolve.runs.refresh', () => tree.refresh());
-  register('coevolve.runs.sort', async (key?: SortKey) => {
-    const pick = key ?? (await vscode.window.showQuickPick(
-      [{ label: 'default', description: 'as played' }, { label: 'reward', description: 'highest first' }, { label: 'duration', description: 'longest first' }, { label: 'cost', description: 'most expensive first' }],
-      { placeHolder: `Sort pairs and rollouts (now: ${tree.treeView.sort})` },
-    ))?.label as SortKey | undefined;
-    if (pick) setView({ sort: pick });
-  });
-  register('coevolve.runs.filter', async (filter?: TreeView['filter']) => {
-    if (filter) return setView({ filter });
-    const live = registry.list().flatMap((e) => (e.live ? [e.live] : []));
-    const tags = new Set<string>();
-    const families = new Set<string>();
-    for (const l of live) {
-      const c = filterChoices(l);
-      c.tags.forEach((t) => tags.add(t));
-      c.families.forEach((f) => families.add(f));
-    }
-    const f = tree.treeView.filter;
-    const items: (vscode.QuickPickItem & { apply: TreeView['filter'] })[] = [
-      { label: 'Failed only', description: 'rollouts that did not succeed', picked: !!f.failedOnly, apply: { failedOnly: true } },
-      { label: 'Failed in every rollout', description: 'pairs with no passing no-hint rollout', picked: !!f.failedEveryTrial, apply: { failedEveryTrial: true } },
-      { label: 'In band', description: 'pairs inside the target success band', picked: !!f.inBand, apply: { inBand: true } },
-      ...[...tags].sort().map((t) => ({ label: `Tag: ${t}`, picked: f.tag === t, apply: { tag: t } })),
-      ...[...families].sort().map((x) => ({ label: `Family: ${x}`, picked: f.family === x, apply: { family: x } })),
-    ];
-    const picks = await vscode.window.showQuickPick(items, { canPickMany: true, placeHolder: 'Show only… (none = everything)' });
-    if (!picks) return;
-    const next: TreeView['filter'] = {};
-    for (const p of picks) Object.assign(next, p.apply);
-    tree.setView({ ...tree.treeView, filter: next });
-  });
-  register('coevolve.runs.clearFilter', () => tree.setView({ filter: {}, sort: 'default' }));
-  return { rolloutPanels, dashboards, runCommands, replays };
 }
