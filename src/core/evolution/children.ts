@@ -18,7 +18,7 @@ import { operatorMoves, type FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
 import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 import { availableMoves, makeEnvironmentChild, makeUserChild } from './moves.js';
-import { planChildren, type ChildPlan } from './steering.js';
+import { planChildren, type ChildPlan, type SteeringInput } from './steering.js';
 import { continueProbation, startProbation, userSlots, type ProbationEntry, type UserVerdict } from './userAdmission.js';
 import { fallbackEnvironment, pairAdmittedUser } from './userPairing.js';
 import { validateEnvironment } from './validateEnvironment.js';
@@ -68,12 +68,27 @@ type Candidate = (
  */
 export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, agent: AgentConfig): Promise<PopulationOutcome> {
   const count = childCount(ctx.archive, model, ctx.config);
-  const baseCount = ctx.config.population.childrenPerGeneration;
   // User children on probation play their next look first; a decided one frees its slot for a new user child.
   const probation = await continueProbation(ctx, agent);
+  const plans = planChildren(steeringInput(ctx, model, agent, count));
+  const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
+  const limit = pLimit(Math.max(1, Math.ceil(ctx.config.concurrency / 2)));
+  const fresh = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, model, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
+  // Children from earlier generations' probation come first; they have no plan this generation.
+  const candidates = [...(await Promise.all(probation.map((v) => userCandidate(ctx, model, agent, v)))), ...fresh];
+  const planOf = (i: number): ChildPlan | undefined => (i < probation.length ? undefined : plans[i - probation.length]);
+
+  const out: PopulationOutcome = { outcomes: [], aimed: [], fresh: [], userEffects: [], realism: [] };
+  for (const [i, c] of candidates.entries()) settleCandidate(ctx, out, c, planOf(i), agent, fingerprints);
+  return out;
+}
+
+/** What the steering needs of this generation: the archive, the fitted model, the roles' moves and the slots. */
+function steeringInput(ctx: ChildContext, model: FrontierModel, agent: AgentConfig, count: number): SteeringInput {
+  const baseCount = ctx.config.population.childrenPerGeneration;
   // Generated held-out environments are never parents nor paired; with `source: seeds` the seeds are the archive.
   const frozen = frozenEnvIds(ctx.archive.ledger.frozen);
-  const plans = planChildren({
+  return {
     pairs: [...ctx.archive.pairs.values()],
     envs: ctx.archive.envs,
     users: ctx.archive.users,
@@ -99,51 +114,51 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
     maxUserChildren: Math.min(userSlots(ctx.archive.ledger), Math.max(1, Math.floor(baseCount / 4))),
     maxRepairs: Math.floor(count / 2),
     centre: bandCentre(ctx.config.band),
-  });
-  const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
-  const limit = pLimit(Math.max(1, Math.ceil(ctx.config.concurrency / 2)));
-  const fresh = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, model, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
-  // Children from earlier generations' probation come first; they have no plan this generation.
-  const candidates = [...(await Promise.all(probation.map((v) => userCandidate(ctx, model, agent, v)))), ...fresh];
-  const planOf = (i: number): ChildPlan | undefined => (i < probation.length ? undefined : plans[i - probation.length]);
+  };
+}
 
-  const out: PopulationOutcome = { outcomes: [], aimed: [], fresh: [], userEffects: [], realism: [] };
-  for (const [i, c] of candidates.entries()) {
-    if (c.kind === 'user') {
-      const decision = c.outcome.accepted ? 'admitted' : c.pending ? 'probation' : 'refused';
-      if (c.effect) out.userEffects.push({ ...c.effect, admitted: c.outcome.accepted, decision });
-      if (c.realism) out.realism.push(c.realism);
-    }
-    const plan = planOf(i);
-    if (plan && c.kind !== 'user' && c.screen) out.aimed.push({ predicted: plan.predicted, ...c.screen });
-    if (plan && c.kind !== 'pair') recordMade(ctx.archive.ledger, plan, c.outcome);
-    else if (plan && c.kind === 'pair' && c.madeBy) recordMade(ctx.archive.ledger, plan, { ...c.outcome, kind: 'environment', id: c.envId, ...c.madeBy });
-    else if (c.kind === 'user') (ctx.archive.ledger.made ??= {})[moveKey('user', c.outcome.parent, c.outcome.operator)] = { id: c.outcome.id, verdict: c.outcome.accepted ? 'admitted' : (c.outcome.reason ?? 'refused') };
-    keepMeasurements(ctx, c, agent.id);
-    if (c.kind === 'user' && c.pending) {
-      // Undecided: no outcome this generation; a new child joins the probation list in plan order.
-      const list = (ctx.archive.ledger.userProbation ??= []);
-      if (!list.includes(c.pending)) list.push(c.pending);
-      continue;
-    }
-    if (!c.outcome.accepted) {
-      out.outcomes.push(c.outcome);
-      continue;
-    }
-    const admitted = admitPair(ctx.archive, c.kind === 'environment' ? { kind: 'environment', spec: c.spec!, userId: c.userId } : c.kind === 'user' ? { kind: 'user', user: c.user!, envId: c.envId, ...(c.effect ? { effect: c.effect } : {}) } : c, fingerprints);
-    if ('refused' in admitted) {
-      out.outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: admitted.refused });
-      continue;
-    }
-    const pair = admitted.pair;
-    pair.origin = c.outcome.operator;
-    // The screening plays decided admission, so they are not the pair's evidence (they would carry the selection's
-    // optimism into its band membership); they teach the fit as cells (keepMeasurements) and are kept for the record.
-    if (c.screen) pair.screening = { agentId: agent.id, ...c.screen };
-    out.fresh.push(pair);
-    out.outcomes.push(c.kind === 'pair' ? { ...c.outcome, pairing: { ...c.outcome.pairing!, pairId: pair.pairId } } : c.outcome);
+/**
+ * One candidate, in plan order: its records (user effects, aim, what its move made, its measurements), then
+ * probation, refusal or its admitted pair.
+ */
+function settleCandidate(ctx: ChildContext, out: PopulationOutcome, c: Candidate, plan: ChildPlan | undefined, agent: AgentConfig, fingerprints: Set<string>): void {
+  recordCandidate(ctx, out, c, plan, agent);
+  if (c.kind === 'user' && c.pending) {
+    // Undecided: no outcome this generation; a new child joins the probation list in plan order.
+    const list = (ctx.archive.ledger.userProbation ??= []);
+    if (!list.includes(c.pending)) list.push(c.pending);
+    return;
   }
-  return out;
+  if (!c.outcome.accepted) {
+    out.outcomes.push(c.outcome);
+    return;
+  }
+  const admitted = admitPair(ctx.archive, c.kind === 'environment' ? { kind: 'environment', spec: c.spec!, userId: c.userId } : c.kind === 'user' ? { kind: 'user', user: c.user!, envId: c.envId, ...(c.effect ? { effect: c.effect } : {}) } : c, fingerprints);
+  if ('refused' in admitted) {
+    out.outcomes.push({ ...c.outcome, accepted: false, reason: 'duplicate', detail: admitted.refused });
+    return;
+  }
+  const pair = admitted.pair;
+  pair.origin = c.outcome.operator;
+  // The screening plays decided admission, so they are not the pair's evidence (they would carry the selection's
+  // optimism into its band membership); they teach the fit as cells (keepMeasurements) and are kept for the record.
+  if (c.screen) pair.screening = { agentId: agent.id, ...c.screen };
+  out.fresh.push(pair);
+  out.outcomes.push(c.kind === 'pair' ? { ...c.outcome, pairing: { ...c.outcome.pairing!, pairId: pair.pairId } } : c.outcome);
+}
+
+/** What every candidate leaves whatever its verdict: its user effect and realism, its aim, what its move made, its cells. */
+function recordCandidate(ctx: ChildContext, out: PopulationOutcome, c: Candidate, plan: ChildPlan | undefined, agent: AgentConfig): void {
+  if (c.kind === 'user') {
+    const decision = c.outcome.accepted ? 'admitted' : c.pending ? 'probation' : 'refused';
+    if (c.effect) out.userEffects.push({ ...c.effect, admitted: c.outcome.accepted, decision });
+    if (c.realism) out.realism.push(c.realism);
+  }
+  if (plan && c.kind !== 'user' && c.screen) out.aimed.push({ predicted: plan.predicted, ...c.screen });
+  if (plan && c.kind !== 'pair') recordMade(ctx.archive.ledger, plan, c.outcome);
+  else if (plan && c.kind === 'pair' && c.madeBy) recordMade(ctx.archive.ledger, plan, { ...c.outcome, kind: 'environment', id: c.envId, ...c.madeBy });
+  else if (c.kind === 'user') (ctx.archive.ledger.made ??= {})[moveKey('user', c.outcome.parent, c.outcome.operator)] = { id: c.outcome.id, verdict: c.outcome.accepted ? 'admitted' : (c.outcome.reason ?? 'refused') };
+  keepMeasurements(ctx, c, agent.id);
 }
 
 /**

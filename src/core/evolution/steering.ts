@@ -50,15 +50,41 @@ export const userNear = 0.1;
 export const maxSteps = 6;
 
 export function planChildren(input: SteeringInput): ChildPlan[] {
+  const scale = scaleOf(input);
+  const eligible = input.pairs.filter((p) => input.envs.has(p.envId) && input.users.has(p.userId) && !input.excludedEnvs.has(p.envId));
+  const candidates = [...moveCandidates(input, scale, eligible), ...repairCandidates(input, scale)];
+  const niches = nicheOrder(input, scale, eligible, candidates);
+  const byNiche = candidatesByNiche(candidates, input.centre);
+  const choice: Choice = { chosen: [], usedParents: new Set(), usedCombos: new Set(), usedResults: new Set(), users: 0, repairs: 0 };
+  chooseUserChildren(input, choice, candidates, byNiche);
+  chooseByNiche(input, choice, niches, byNiche);
+  return choice.chosen;
+}
+
+/** A plan with its tie-breaking key and, for a user move, how much it is predicted to lower its parent pair's success. */
+type Candidate = ChildPlan & { key: string; drop?: number };
+
+/** The fitted model's scale for the current agent: its ability, each environment's and user's difficulty, the niches. */
+interface Scale {
+  theta: number;
+  b: (id: string) => number;
+  u: (id: string) => number;
+  nicheOf: (envId: string, userId: string) => string;
+}
+
+function scaleOf(input: SteeringInput): Scale {
   const { fit, agentId } = input;
   const theta = fit.agents.get(agentId)?.value ?? 0;
   const b = (id: string): number => fit.environments.get(id)?.value ?? 0;
   const u = (id: string): number => fit.users.get(id)?.value ?? 0;
   const nicheOf = (envId: string, userId: string): string => `${input.envs.get(envId)?.family ?? '?'} × ${input.userRoot(userId)}`;
-  const existing = new Set(input.pairs.map((p) => `${p.envId}|${p.userId}`));
-  const eligible = input.pairs.filter((p) => input.envs.has(p.envId) && input.users.has(p.userId) && !input.excludedEnvs.has(p.envId));
+  return { theta, b, u, nicheOf };
+}
 
-  const candidates: (ChildPlan & { key: string; drop?: number })[] = [];
+/** Every untried move of every eligible parent pair: its environment's moves (1 to maxSteps steps) and its user's harder moves. */
+function moveCandidates(input: SteeringInput, scale: Scale, eligible: PairEntry[]): Candidate[] {
+  const { theta, b, u, nicheOf } = scale;
+  const candidates: Candidate[] = [];
   for (const parent of eligible) {
     const niche = nicheOf(parent.envId, parent.userId);
     const env = input.envs.get(parent.envId)!;
@@ -78,7 +104,15 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
       candidates.push({ kind: 'user', parent, move, predicted, niche, key: `u|${parent.envId}|${parent.userId}|${move.id}`, drop });
     }
   }
-  // New pairings of measured environments and users (both played at least once), not yet in the archive.
+  return candidates;
+}
+
+/** New pairings of measured environments and users (both played at least once), not yet in the archive. */
+function repairCandidates(input: SteeringInput, scale: Scale): Candidate[] {
+  const { fit } = input;
+  const { theta, b, u, nicheOf } = scale;
+  const existing = new Set(input.pairs.map((p) => `${p.envId}|${p.userId}`));
+  const candidates: Candidate[] = [];
   const measuredEnvs = [...input.envs.keys()].filter((id) => !input.excludedEnvs.has(id) && (fit.environments.get(id)?.trials ?? 0) > 0).sort();
   const measuredUsers = [...input.users.keys()].filter((id) => (fit.users.get(id)?.trials ?? 0) > 0).sort();
   for (const envId of measuredEnvs) {
@@ -87,7 +121,11 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
       candidates.push({ kind: 'repair', envId, userId, predicted: logistic(theta - b(envId) - u(userId)), niche: nicheOf(envId, userId), key: `r|${envId}|${userId}` });
     }
   }
+  return candidates;
+}
 
+function nicheOrder(input: SteeringInput, scale: Scale, eligible: PairEntry[], candidates: Candidate[]): string[] {
+  const { nicheOf } = scale;
   const inBandPerNiche = new Map<string, number>();
   for (const p of eligible) if (!p.retired && !p.quarantined && input.inBand(p)) inBandPerNiche.set(nicheOf(p.envId, p.userId), (inBandPerNiche.get(nicheOf(p.envId, p.userId)) ?? 0) + 1);
   // Niches with the fewest in-band pairs first; among equals the families take turns (a family's emptiest niche, then
@@ -101,68 +139,85 @@ export function planChildren(input: SteeringInput): ChildPlan[] {
     turn.set(n, k);
     seenPerFamily.set(familyOf(n), k + 1);
   }
-  const niches = [...byCount].sort((x, y) => (inBandPerNiche.get(x) ?? 0) - (inBandPerNiche.get(y) ?? 0) || turn.get(x)! - turn.get(y)! || x.localeCompare(y));
-  const byNiche = new Map<string, (ChildPlan & { key: string })[]>();
-  for (const c of candidates) byNiche.set(c.niche, [...(byNiche.get(c.niche) ?? []), c]);
-  for (const list of byNiche.values()) list.sort((x, y) => Math.abs(x.predicted - input.centre) - Math.abs(y.predicted - input.centre) || x.key.localeCompare(y.key));
+  return [...byCount].sort((x, y) => (inBandPerNiche.get(x) ?? 0) - (inBandPerNiche.get(y) ?? 0) || turn.get(x)! - turn.get(y)! || x.localeCompare(y));
+}
 
-  const chosen: ChildPlan[] = [];
-  const usedParents = new Set<string>();
-  const usedCombos = new Set<string>();
-  // One plan per resulting child: the same move of the same environment (or user) from two pairs makes the same child.
-  const usedResults = new Set<string>();
-  const resultOf = (c: ChildPlan): string | undefined => (c.kind === 'environment' ? `e|${c.parent.envId}|${c.move.id}|${c.times}` : c.kind === 'user' ? `u|${c.parent.userId}|${c.move.id}` : undefined);
-  const take = (c: ChildPlan): void => {
-    const r = resultOf(c);
-    if (r) usedResults.add(r);
-  };
-  const fresh = (c: ChildPlan): boolean => {
-    const r = resultOf(c);
-    return r === undefined || !usedResults.has(r);
-  };
-  let users = 0, repairs = 0;
-  // Users co-evolve every generation: the user slots go first. Among the user moves predicted near the centre, the
-  // one predicted to cost its parent's pair the most (a user child is admitted only when its paired plays show it is
-  // harder, and a play can only be lost where the parent wins: a small move from a pair at 0.55 lands near the centre
-  // too, but 16-48 paired plays cannot see it); then the others, closest to the centre first.
+/** Each niche's candidates, closest to the centre first. */
+function candidatesByNiche(candidates: Candidate[], centre: number): Map<string, Candidate[]> {
+  const byNiche = new Map<string, Candidate[]>();
+  for (const c of candidates) byNiche.set(c.niche, [...(byNiche.get(c.niche) ?? []), c]);
+  for (const list of byNiche.values()) list.sort((x, y) => Math.abs(x.predicted - centre) - Math.abs(y.predicted - centre) || x.key.localeCompare(y.key));
+  return byNiche;
+}
+
+/** The plans chosen so far and what they used up. */
+interface Choice {
+  chosen: ChildPlan[];
+  usedParents: Set<string>;
+  usedCombos: Set<string>;
+  /** One plan per resulting child: the same move of the same environment (or user) from two pairs makes the same child. */
+  usedResults: Set<string>;
+  users: number;
+  repairs: number;
+}
+
+function resultOf(c: ChildPlan): string | undefined {
+  return c.kind === 'environment' ? `e|${c.parent.envId}|${c.move.id}|${c.times}` : c.kind === 'user' ? `u|${c.parent.userId}|${c.move.id}` : undefined;
+}
+
+function fresh(choice: Choice, c: ChildPlan): boolean {
+  const r = resultOf(c);
+  return r === undefined || !choice.usedResults.has(r);
+}
+
+/** Takes a candidate out of its niche's list into the plan, and records what it uses up. */
+function take(choice: Choice, byNiche: Map<string, Candidate[]>, c: Candidate): void {
+  const list = byNiche.get(c.niche)!;
+  list.splice(list.indexOf(c), 1);
+  const { key: _key, ...plan } = c;
+  choice.chosen.push(plan);
+  const r = resultOf(plan);
+  if (r) choice.usedResults.add(r);
+  if (c.kind === 'user') choice.users++;
+  if (c.kind === 'repair') {
+    choice.repairs++;
+    choice.usedCombos.add(`${c.envId}|${c.userId}`);
+  } else choice.usedParents.add(`${c.kind}|${c.parent.pairId}`);
+}
+
+/**
+ * Users co-evolve every generation: the user slots go first. Among the user moves predicted near the centre, the
+ * one predicted to cost its parent's pair the most (a user child is admitted only when its paired plays show it is
+ * harder, and a play can only be lost where the parent wins: a small move from a pair at 0.55 lands near the centre
+ * too, but 16-48 paired plays cannot see it); then the others, closest to the centre first.
+ */
+function chooseUserChildren(input: SteeringInput, choice: Choice, candidates: Candidate[], byNiche: Map<string, Candidate[]>): void {
   const near = (c: { predicted: number }): boolean => Math.abs(c.predicted - input.centre) <= userNear;
   const userFirst = candidates.filter((c) => c.kind === 'user').sort((x, y) => Number(near(y)) - Number(near(x))
     || (near(x) ? (y.drop ?? 0) - (x.drop ?? 0) : Math.abs(x.predicted - input.centre) - Math.abs(y.predicted - input.centre)) || x.key.localeCompare(y.key));
   for (const c of userFirst) {
-    if (users >= input.maxUserChildren || chosen.length >= input.count || c.kind !== 'user') break;
-    if (usedParents.has(`user|${c.parent.pairId}`) || !fresh(c)) continue;
-    const list = byNiche.get(c.niche)!;
-    list.splice(list.indexOf(c), 1);
-    const { key: _key, ...plan } = c;
-    chosen.push(plan);
-    take(plan);
-    usedParents.add(`user|${c.parent.pairId}`);
-    users++;
+    if (choice.users >= input.maxUserChildren || choice.chosen.length >= input.count || c.kind !== 'user') break;
+    if (choice.usedParents.has(`user|${c.parent.pairId}`) || !fresh(choice, c)) continue;
+    take(choice, byNiche, c);
   }
-  for (let round = 0; chosen.length < input.count && round < input.count; round++) {
+}
+
+/** Then round by round, each niche in order gets its best candidate still allowed, until the plan is full or none is left. */
+function chooseByNiche(input: SteeringInput, choice: Choice, niches: string[], byNiche: Map<string, Candidate[]>): void {
+  for (let round = 0; choice.chosen.length < input.count && round < input.count; round++) {
     let progressed = false;
     for (const niche of niches) {
-      if (chosen.length >= input.count) break;
-      const list = byNiche.get(niche)!;
-      const pick = list.find((c) => {
-        if (c.kind === 'user' && users >= input.maxUserChildren) return false;
-        if (c.kind === 'repair' && (repairs >= input.maxRepairs || usedCombos.has(`${c.envId}|${c.userId}`))) return false;
-        if (c.kind !== 'repair' && usedParents.has(`${c.kind}|${c.parent.pairId}`)) return false;
-        return fresh(c);
+      if (choice.chosen.length >= input.count) break;
+      const pick = byNiche.get(niche)!.find((c) => {
+        if (c.kind === 'user' && choice.users >= input.maxUserChildren) return false;
+        if (c.kind === 'repair' && (choice.repairs >= input.maxRepairs || choice.usedCombos.has(`${c.envId}|${c.userId}`))) return false;
+        if (c.kind !== 'repair' && choice.usedParents.has(`${c.kind}|${c.parent.pairId}`)) return false;
+        return fresh(choice, c);
       });
       if (!pick) continue;
-      list.splice(list.indexOf(pick), 1);
-      const { key: _key, ...plan } = pick;
-      chosen.push(plan);
-      take(plan);
+      take(choice, byNiche, pick);
       progressed = true;
-      if (pick.kind === 'user') users++;
-      if (pick.kind === 'repair') {
-        repairs++;
-        usedCombos.add(`${pick.envId}|${pick.userId}`);
-      } else usedParents.add(`${pick.kind}|${pick.parent.pairId}`);
     }
     if (!progressed) break;
   }
-  return chosen;
 }

@@ -30,25 +30,8 @@ export interface GenerationMetricsInput {
 /** Everything the report, the dashboard and the tree show about a generation; computed once, stored, never recomputed by viewers. */
 export function generationMetrics(input: GenerationMetricsInput): GenerationMetrics {
   const plain = input.records.filter((r) => !r.hint && r.status !== 'error');
-  const byPair = new Map<string, RolloutRecord[]>();
-  for (const r of plain) byPair.set(r.pairId, [...(byPair.get(r.pairId) ?? []), r]);
-  const at: Record<number, number> = {};
-  const hat: Record<number, number> = {};
-  for (const k of reportedK) {
-    const perPair = [...byPair.values()].map((rs) => ({ n: rs.length, c: rs.filter((r) => r.success).length }));
-    at[k] = mean(perPair.map((p) => passAtK(p.n, p.c, k)));
-    hat[k] = mean(perPair.map((p) => passHatK(p.n, p.c, k)));
-  }
+  const { at, hat } = passRates(plain);
   const withHints = input.pairs.filter((p) => p.hintPlays > 0);
-  const knobNames = new Set(input.envs.flatMap((e) => Object.keys(e.knobs)));
-  const meanKnobs: Record<string, number> = {};
-  for (const k of [...knobNames].sort()) meanKnobs[k] = mean(input.envs.map((e) => e.knobs[k] ?? 0));
-  const skillCounts = new Map<string, number>();
-  for (const e of input.archiveEnvs) for (const s of e.skills) skillCounts.set(s, (skillCounts.get(s) ?? 0) + 1);
-  const skillTotal = [...skillCounts.values()].reduce((a, b) => a + b, 0);
-  const skillEntropy = skillTotal === 0 ? 0 : -[...skillCounts.values()].reduce((h, c) => h + (c / skillTotal) * Math.log2(c / skillTotal), 0);
-  const niches = new Set(input.archiveEnvs.map((e) => `${e.family}/${Math.round(e.difficulty)}`));
-  const users = input.users;
   return {
     index: input.index,
     rollouts: input.records.length,
@@ -58,42 +41,17 @@ export function generationMetrics(input: GenerationMetricsInput): GenerationMetr
     passAtK: at,
     passHatK: hat,
     meanReward: mean(plain.map((r) => r.rewards.total)),
-    rewardComponents: {
-      verifier: mean(plain.map((r) => r.rewards.verifier)),
-      userGoal: mean(plain.map((r) => r.rewards.userGoal)),
-      satisfaction: mean(plain.map((r) => r.rewards.satisfaction)),
-      efficiency: mean(plain.map((r) => r.rewards.efficiency)),
-      rubric: mean(plain.map((r) => r.rewards.rubric)),
-    },
+    rewardComponents: rewardComponents(plain),
     regret: mean(withHints.map((p) => p.regret)),
     regretPositiveShare: mean(withHints.map((p) => (p.regret > 0 ? 1 : 0))),
     meanDifficulty: mean(input.envs.map((e) => e.difficulty)),
-    difficulty: {
-      tooEasy: mean(input.pairs.map((p) => (p.class === 'too_easy' ? 1 : 0))),
-      frontier: mean(input.pairs.map((p) => (p.class === 'frontier' ? 1 : 0))),
-      tooHard: mean(input.pairs.map((p) => (p.class === 'too_hard' ? 1 : 0))),
-      maxLevel: input.envs.reduce((m, e) => Math.max(m, e.difficulty), 0),
-      meanKnobs,
-    },
+    difficulty: difficulty(input),
     inBandShare: mean(input.pairs.map((p) => (inBand(p.successRate, input.config.band) ? 1 : 0))),
-    frontierYield: {
-      proposed: input.children.proposed,
-      accepted: input.children.accepted,
-      inBand: input.children.inBandChildren,
-      share: input.children.proposed ? input.children.accepted / input.children.proposed : 0,
-    },
+    frontierYield: frontierYield(input.children),
     rejections: input.children.rejections,
-    diversity: { families: new Set(input.archiveEnvs.map((e) => e.family)).size, niches: niches.size, skillEntropy, archiveSize: input.archiveEnvs.length },
+    diversity: diversity(input.archiveEnvs),
     archive: { size: input.archiveEnvs.length, added: input.children.added, retired: input.children.retired },
-    users: {
-      meanPatience: mean(users.map((u) => u.behavior.patience)),
-      meanCooperativeness: mean(users.map((u) => u.behavior.cooperativeness)),
-      meanAmbiguity: mean(users.map((u) => u.behavior.ambiguity)),
-      onRequestShare: mean(users.map((u) => (u.behavior.disclosure === 'upfront' ? 0 : 1))),
-      evolvedShare: mean(users.map((u) => (u.lineage.parent ? 1 : 0))),
-      meanLineageGeneration: mean(users.map((u) => u.lineage.generation)),
-      realism: userRealism(input.records),
-    },
+    users: userMeans(input.users, input.records),
     agent: input.agent,
     tokens: input.records.reduce((s, r) => s + r.usage.promptTokens + r.usage.completionTokens, 0),
     costUsd: input.records.reduce((s, r) => s + r.usage.costUsd, 0),
@@ -102,6 +60,73 @@ export function generationMetrics(input: GenerationMetricsInput): GenerationMetr
     truncated: input.records.filter((r) => r.status === 'truncated').length,
     durationMs: input.durationMs,
     pairsDetail: input.pairs,
+  };
+}
+
+/** pass@k and pass^k for each reported k, averaged over the pairs of the plain (no hint, no error) plays. */
+function passRates(plain: RolloutRecord[]): { at: Record<number, number>; hat: Record<number, number> } {
+  const byPair = new Map<string, RolloutRecord[]>();
+  for (const r of plain) byPair.set(r.pairId, [...(byPair.get(r.pairId) ?? []), r]);
+  const at: Record<number, number> = {};
+  const hat: Record<number, number> = {};
+  for (const k of reportedK) {
+    const perPair = [...byPair.values()].map((rs) => ({ n: rs.length, c: rs.filter((r) => r.success).length }));
+    at[k] = mean(perPair.map((p) => passAtK(p.n, p.c, k)));
+    hat[k] = mean(perPair.map((p) => passHatK(p.n, p.c, k)));
+  }
+  return { at, hat };
+}
+
+function rewardComponents(plain: RolloutRecord[]): GenerationMetrics['rewardComponents'] {
+  return {
+    verifier: mean(plain.map((r) => r.rewards.verifier)),
+    userGoal: mean(plain.map((r) => r.rewards.userGoal)),
+    satisfaction: mean(plain.map((r) => r.rewards.satisfaction)),
+    efficiency: mean(plain.map((r) => r.rewards.efficiency)),
+    rubric: mean(plain.map((r) => r.rewards.rubric)),
+  };
+}
+
+function difficulty(input: GenerationMetricsInput): GenerationMetrics['difficulty'] {
+  const knobNames = new Set(input.envs.flatMap((e) => Object.keys(e.knobs)));
+  const meanKnobs: Record<string, number> = {};
+  for (const k of [...knobNames].sort()) meanKnobs[k] = mean(input.envs.map((e) => e.knobs[k] ?? 0));
+  return {
+    tooEasy: mean(input.pairs.map((p) => (p.class === 'too_easy' ? 1 : 0))),
+    frontier: mean(input.pairs.map((p) => (p.class === 'frontier' ? 1 : 0))),
+    tooHard: mean(input.pairs.map((p) => (p.class === 'too_hard' ? 1 : 0))),
+    maxLevel: input.envs.reduce((m, e) => Math.max(m, e.difficulty), 0),
+    meanKnobs,
+  };
+}
+
+function frontierYield(children: GenerationMetricsInput['children']): GenerationMetrics['frontierYield'] {
+  return {
+    proposed: children.proposed,
+    accepted: children.accepted,
+    inBand: children.inBandChildren,
+    share: children.proposed ? children.accepted / children.proposed : 0,
+  };
+}
+
+function diversity(archiveEnvs: EnvironmentSpec[]): GenerationMetrics['diversity'] {
+  const skillCounts = new Map<string, number>();
+  for (const e of archiveEnvs) for (const s of e.skills) skillCounts.set(s, (skillCounts.get(s) ?? 0) + 1);
+  const skillTotal = [...skillCounts.values()].reduce((a, b) => a + b, 0);
+  const skillEntropy = skillTotal === 0 ? 0 : -[...skillCounts.values()].reduce((h, c) => h + (c / skillTotal) * Math.log2(c / skillTotal), 0);
+  const niches = new Set(archiveEnvs.map((e) => `${e.family}/${Math.round(e.difficulty)}`));
+  return { families: new Set(archiveEnvs.map((e) => e.family)).size, niches: niches.size, skillEntropy, archiveSize: archiveEnvs.length };
+}
+
+function userMeans(users: UserProfile[], records: RolloutRecord[]): GenerationMetrics['users'] {
+  return {
+    meanPatience: mean(users.map((u) => u.behavior.patience)),
+    meanCooperativeness: mean(users.map((u) => u.behavior.cooperativeness)),
+    meanAmbiguity: mean(users.map((u) => u.behavior.ambiguity)),
+    onRequestShare: mean(users.map((u) => (u.behavior.disclosure === 'upfront' ? 0 : 1))),
+    evolvedShare: mean(users.map((u) => (u.lineage.parent ? 1 : 0))),
+    meanLineageGeneration: mean(users.map((u) => u.lineage.generation)),
+    realism: userRealism(records),
   };
 }
 

@@ -68,17 +68,52 @@ const sweeps = 60;
 const maxStep = 1.5;
 
 export function fitRasch(parameters: RaschParameter[], cells: RaschCell[], movePriors: RaschMovePrior[] = []): RaschFit {
-  const key = (kind: RaschKind, id: string): string => `${kind}\u0000${id}`;
+  const s = raschState(sortedParameters(parameters), cells, movePriors);
+  for (let sweep = 0; sweep < sweeps; sweep++) {
+    for (const p of s.params) stepParameter(s, p);
+    for (const id of s.moveIds) stepMove(s, id);
+  }
+  setZeroPoint(s);
+  return fitOf(s);
+}
+
+function key(kind: RaschKind, id: string): string {
+  return `${kind}\u0000${id}`;
+}
+
+/**
+ * What the sweeps work on: the sorted parameters with their cells, children and moves. `value`, `info`, `effect` and
+ * `moveInfo` change in place with every Newton step.
+ */
+interface RaschState {
+  params: RaschParameter[];
+  /** The cells whose agent, environment and user are all parameters (and that have plays). */
+  used: RaschCell[];
+  value: Map<string, number>;
+  info: Map<string, number>;
+  byParam: Map<string, RaschCell[]>;
+  childrenOf: Map<string, RaschParameter[]>;
+  priorOfMove: Map<string, RaschMovePrior>;
+  moveIds: string[];
+  effect: Map<string, number>;
+  madeWith: Map<string, RaschParameter[]>;
+  moveInfo: Map<string, number>;
+}
+
+function sortedParameters(parameters: RaschParameter[]): RaschParameter[] {
   // Parents before children, so a child's prior mean is its parent's estimate of the same sweep.
   const byKey = new Map(parameters.map((p) => [key(p.kind, p.id), p]));
   const depth = (p: RaschParameter, seen = 0): number => {
     const parent = p.parent ? byKey.get(key(p.kind, p.parent)) : undefined;
     return parent && seen < 1000 ? 1 + depth(parent, seen + 1) : 0;
   };
-  const params = parameters
+  return parameters
     .map((p) => ({ p, d: depth(p) }))
     .sort((a, b) => a.p.kind.localeCompare(b.p.kind) || a.d - b.d || a.p.id.localeCompare(b.p.id))
     .map((x) => x.p);
+}
+
+function raschState(params: RaschParameter[], cells: RaschCell[], movePriors: RaschMovePrior[]): RaschState {
   const value = new Map<string, number>(params.map((p) => [key(p.kind, p.id), 0]));
   const info = new Map<string, number>();
   const byParam = new Map<string, RaschCell[]>(params.map((p) => [key(p.kind, p.id), []]));
@@ -88,85 +123,100 @@ export function fitRasch(parameters: RaschParameter[], cells: RaschCell[], moveP
     byParam.get(key('environment', c.env))!.push(c);
     byParam.get(key('user', c.user))!.push(c);
   }
-  const eta = (c: RaschCell): number => value.get(key('agent', c.agent))! - value.get(key('environment', c.env))! - value.get(key('user', c.user))!;
 
   // Children of each parameter (same kind, known parent) and the children made with each move.
-  const hasParent = (p: RaschParameter): boolean => !!p.parent && value.has(key(p.kind, p.parent));
   const childrenOf = new Map<string, RaschParameter[]>();
-  for (const p of params) if (hasParent(p)) childrenOf.set(key(p.kind, p.parent!), [...(childrenOf.get(key(p.kind, p.parent!)) ?? []), p]);
+  for (const p of params) if (hasParent(value, p)) childrenOf.set(key(p.kind, p.parent!), [...(childrenOf.get(key(p.kind, p.parent!)) ?? []), p]);
   const priorOfMove = new Map(movePriors.map((m) => [m.id, m]));
-  const moveIds = [...new Set([...params.filter(hasParent).flatMap((p) => (p.moves ?? []).map((m) => m.id)), ...movePriors.map((m) => m.id)])].sort();
+  const moveIds = [...new Set([...params.filter((p) => hasParent(value, p)).flatMap((p) => (p.moves ?? []).map((m) => m.id)), ...movePriors.map((m) => m.id)])].sort();
   const effect = new Map<string, number>(moveIds.map((id) => [id, priorOfMove.get(id)?.mean ?? 0]));
   const madeWith = new Map<string, RaschParameter[]>(moveIds.map((id) => [id, []]));
-  for (const p of params) if (hasParent(p)) for (const m of p.moves ?? []) madeWith.get(m.id)!.push(p);
+  for (const p of params) if (hasParent(value, p)) for (const m of p.moves ?? []) madeWith.get(m.id)!.push(p);
   const moveInfo = new Map<string, number>();
-  /** The prior mean of a parameter: its parent plus its moves, or 0. */
-  const priorMean = (p: RaschParameter): number => (hasParent(p) ? value.get(key(p.kind, p.parent!))! + (p.moves ?? []).reduce((s, m) => s + m.steps * effect.get(m.id)!, 0) : 0);
+  return { params, used, value, info, byParam, childrenOf, priorOfMove, moveIds, effect, madeWith, moveInfo };
+}
 
-  for (let sweep = 0; sweep < sweeps; sweep++) {
-    for (const p of params) {
-      const k = key(p.kind, p.id);
-      const sign = p.kind === 'agent' ? 1 : -1;
-      const x = value.get(k)!;
-      const prec = 1 / (p.priorSd * p.priorSd);
-      let grad = -(x - priorMean(p)) * prec;
-      let hess = prec;
-      // Each child's prior pulls its parent toward the child minus the child's moves.
-      for (const c of childrenOf.get(k) ?? []) {
-        const cp = 1 / (c.priorSd * c.priorSd);
-        grad += (value.get(key(c.kind, c.id))! - priorMean(c)) * cp;
-        hess += cp;
-      }
-      for (const c of byParam.get(k)!) {
-        const q = logistic(eta(c));
-        grad += sign * (c.successes - c.trials * q);
-        hess += c.trials * q * (1 - q);
-      }
-      const step = Math.max(-maxStep, Math.min(maxStep, grad / hess));
-      value.set(k, x + step);
-      info.set(k, hess);
-    }
-    for (const id of moveIds) {
-      const prior = priorOfMove.get(id);
-      const prec = prior ? 1 / (prior.sd * prior.sd) : 1;
-      let grad = -(effect.get(id)! - (prior?.mean ?? 0)) * prec;
-      let hess = prec;
-      for (const c of madeWith.get(id)!) {
-        const steps = (c.moves ?? []).filter((m) => m.id === id).reduce((s, m) => s + m.steps, 0);
-        const cp = 1 / (c.priorSd * c.priorSd);
-        grad += steps * (value.get(key(c.kind, c.id))! - priorMean(c)) * cp;
-        hess += steps * steps * cp;
-      }
-      effect.set(id, effect.get(id)! + Math.max(-maxStep, Math.min(maxStep, grad / hess)));
-      moveInfo.set(id, hess);
-    }
+function hasParent(value: Map<string, number>, p: RaschParameter): boolean {
+  return !!p.parent && value.has(key(p.kind, p.parent));
+}
+
+/** The prior mean of a parameter: its parent plus its moves, or 0. */
+function priorMean(s: RaschState, p: RaschParameter): number {
+  return hasParent(s.value, p) ? s.value.get(key(p.kind, p.parent!))! + (p.moves ?? []).reduce((t, m) => t + m.steps * s.effect.get(m.id)!, 0) : 0;
+}
+
+function eta(value: Map<string, number>, c: RaschCell): number {
+  return value.get(key('agent', c.agent))! - value.get(key('environment', c.env))! - value.get(key('user', c.user))!;
+}
+
+/** One Newton step of one parameter: its own prior, its children's priors and its cells. */
+function stepParameter(s: RaschState, p: RaschParameter): void {
+  const k = key(p.kind, p.id);
+  const sign = p.kind === 'agent' ? 1 : -1;
+  const x = s.value.get(k)!;
+  const prec = 1 / (p.priorSd * p.priorSd);
+  let grad = -(x - priorMean(s, p)) * prec;
+  let hess = prec;
+  // Each child's prior pulls its parent toward the child minus the child's moves.
+  for (const c of s.childrenOf.get(k) ?? []) {
+    const cp = 1 / (c.priorSd * c.priorSd);
+    grad += (s.value.get(key(c.kind, c.id))! - priorMean(s, c)) * cp;
+    hess += cp;
   }
+  for (const c of s.byParam.get(k)!) {
+    const q = logistic(eta(s.value, c));
+    grad += sign * (c.successes - c.trials * q);
+    hess += c.trials * q * (1 - q);
+  }
+  const step = Math.max(-maxStep, Math.min(maxStep, grad / hess));
+  s.value.set(k, x + step);
+  s.info.set(k, hess);
+}
 
-  // The zero point: translate environments and users so their anchors average 0; agents move with both.
+/** One Newton step of one move's effect: its prior and the priors of the children made with it. */
+function stepMove(s: RaschState, id: string): void {
+  const prior = s.priorOfMove.get(id);
+  const prec = prior ? 1 / (prior.sd * prior.sd) : 1;
+  let grad = -(s.effect.get(id)! - (prior?.mean ?? 0)) * prec;
+  let hess = prec;
+  for (const c of s.madeWith.get(id)!) {
+    const steps = (c.moves ?? []).filter((m) => m.id === id).reduce((t, m) => t + m.steps, 0);
+    const cp = 1 / (c.priorSd * c.priorSd);
+    grad += steps * (s.value.get(key(c.kind, c.id))! - priorMean(s, c)) * cp;
+    hess += steps * steps * cp;
+  }
+  s.effect.set(id, s.effect.get(id)! + Math.max(-maxStep, Math.min(maxStep, grad / hess)));
+  s.moveInfo.set(id, hess);
+}
+
+/** The zero point: translate environments and users so their anchors average 0; agents move with both. */
+function setZeroPoint(s: RaschState): void {
   const meanOf = (kind: RaschKind): number => {
-    const xs = params.filter((p) => p.kind === kind && p.anchor).map((p) => value.get(key(p.kind, p.id))!);
+    const xs = s.params.filter((p) => p.kind === kind && p.anchor).map((p) => s.value.get(key(p.kind, p.id))!);
     return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
   };
   const shiftEnv = meanOf('environment');
   const shiftUser = meanOf('user');
-  for (const p of params) {
+  for (const p of s.params) {
     const k = key(p.kind, p.id);
     const shift = p.kind === 'environment' ? shiftEnv : p.kind === 'user' ? shiftUser : shiftEnv + shiftUser;
-    value.set(k, value.get(k)! - shift);
+    s.value.set(k, s.value.get(k)! - shift);
   }
+}
 
-  const trialsOf = (k: string): number => byParam.get(k)!.reduce((s, c) => s + c.trials, 0);
+function fitOf(s: RaschState): RaschFit {
+  const trialsOf = (k: string): number => s.byParam.get(k)!.reduce((t, c) => t + c.trials, 0);
   const estimates = (kind: RaschKind): Map<string, RaschEstimate> =>
-    new Map(params.filter((p) => p.kind === kind).map((p) => {
+    new Map(s.params.filter((p) => p.kind === kind).map((p) => {
       const k = key(p.kind, p.id);
-      return [p.id, { kind, id: p.id, value: value.get(k)!, se: 1 / Math.sqrt(info.get(k) ?? 1 / (p.priorSd * p.priorSd)), trials: trialsOf(k) }];
+      return [p.id, { kind, id: p.id, value: s.value.get(k)!, se: 1 / Math.sqrt(s.info.get(k) ?? 1 / (p.priorSd * p.priorSd)), trials: trialsOf(k) }];
     }));
   const agents = estimates('agent');
   const environments = estimates('environment');
   const users = estimates('user');
-  const moves = new Map<string, RaschEstimate>(moveIds.map((id) => {
-    const made = madeWith.get(id)!;
-    return [id, { kind: made[0]?.kind ?? 'environment', id, value: effect.get(id)!, se: 1 / Math.sqrt(moveInfo.get(id) ?? 1), trials: made.reduce((s, c) => s + trialsOf(key(c.kind, c.id)), 0) }];
+  const moves = new Map<string, RaschEstimate>(s.moveIds.map((id) => {
+    const made = s.madeWith.get(id)!;
+    return [id, { kind: made[0]?.kind ?? 'environment', id, value: s.effect.get(id)!, se: 1 / Math.sqrt(s.moveInfo.get(id) ?? 1), trials: made.reduce((t, c) => t + trialsOf(key(c.kind, c.id)), 0) }];
   }));
   const v = (m: Map<string, RaschEstimate>, id: string): number => m.get(id)?.value ?? 0;
   const se = (m: Map<string, RaschEstimate>, id: string): number => m.get(id)?.se ?? 2;
@@ -175,7 +225,7 @@ export function fitRasch(parameters: RaschParameter[], cells: RaschCell[], moveP
     environments,
     users,
     moves,
-    trials: used.reduce((s, c) => s + c.trials, 0),
+    trials: s.used.reduce((t, c) => t + c.trials, 0),
     predict: (a, e, u) => logistic(v(agents, a) - v(environments, e) - v(users, u)),
     predictionSe: (a, e, u) => Math.sqrt(se(agents, a) ** 2 + se(environments, e) ** 2 + se(users, u) ** 2),
   };
