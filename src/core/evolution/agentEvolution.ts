@@ -4,7 +4,7 @@ import type { RolloutRecord } from '../rollout/trajectory.js';
 import { wilsonInterval } from '../metrics/distributions.js';
 import type { HeldOutMetrics } from '../metrics/metricsSchema.js';
 import type { AgentConfig } from '../spec/agent.js';
-import type { GenerationContext } from './generationContext.js';
+import { gen4, type GenerationContext } from './generationContext.js';
 import { countOutcomes, outcomeOf, playMeasurements } from './measurementPlays.js';
 import type { Ledger, Race } from './archive.js';
 import { lookAt, promotionRule, raceDecision, raceEvidence, racePValue } from './promotionTest.js';
@@ -21,7 +21,6 @@ export interface AgentUpdate {
   promotion: NonNullable<HeldOutMetrics['promotion']>;
 }
 
-const gen4 = (g: number): string => String(g).padStart(4, '0');
 /** Promotion rollout ids are fresh every generation and shared by the incumbent and every raced candidate. */
 const promotionId = (generation: number) => (pairIndex: number, trial: number): string => `promo-g${gen4(generation)}-${String(pairIndex).padStart(3, '0')}-t${trial}`;
 
@@ -140,7 +139,6 @@ function add(c: { successes: number; trials: number }, bits: (boolean | null)[])
 function addCells(ledger: Ledger, pairs: { envId: string; userId: string }[], agentId: string, bits: (boolean | null)[], perPair: number): void {
   pairs.forEach((p, i) => add((ledger.cells[`${agentId}|${p.envId}|${p.userId}`] ??= { successes: 0, trials: 0 }), bits.slice(i * perPair, (i + 1) * perPair)));
 }
-
 
 async function proposeCandidate(ctx: GenerationContext, input: { current: AgentConfig; records: RolloutRecord[] }, slot: number, racing: string[]): Promise<Proposal<AgentConfig>> {
   // Every failed play of the generation, in plan order: a role shows what it can use (the LLM evolver its first few,

@@ -17,14 +17,13 @@ import type { ControllerDeps } from './controllerPorts.js';
 import { buildFrontierModel } from './frontierModel.js';
 import { frontierFields, meanUserEffect } from './frontierMetrics.js';
 import { capByEvidence, selectByEvidence } from './frontierSelection.js';
-import type { GenerationContext } from './generationContext.js';
+import { gen4, type GenerationContext } from './generationContext.js';
 import { playPairs, scorePairs, type FirstMeasure } from './pairPlays.js';
 import { planGeneration } from './plan.js';
 import type { EmitOnce } from './runEvents.js';
 import type { RunState } from './runStart.js';
 import { testSetMetrics } from './testSet.js';
 
-const gen4 = (g: number): string => String(g).padStart(4, '0');
 export const snapshotPath = (g: number): string => `state/g${gen4(g)}.json`;
 
 /** Everything a generation works with; `state.agent` is replaced when a candidate is promoted. */

@@ -7,6 +7,9 @@ import type { RolloutDeps } from '../rollout/engine.js';
 import type { RunConfig } from '../spec/run.js';
 import type { Archive } from './archive.js';
 
+/** A generation number as four digits, the way rollout ids and artifact paths spell it (g0003). */
+export const gen4 = (g: number): string => String(g).padStart(4, '0');
+
 /** What every phase of a generation works with: playing, evolving the population, evolving the agent. */
 export interface GenerationContext {
   generation: number;

@@ -8,9 +8,7 @@ import type { AgentConfig } from '../spec/agent.js';
 import type { RunConfig } from '../spec/run.js';
 import type { Archive, PairEntry } from './archive.js';
 import type { ControllerDeps } from './controllerPorts.js';
-import { rolloutDepsOf, type GenerationContext } from './generationContext.js';
-
-const gen4 = (g: number): string => String(g).padStart(4, '0');
+import { gen4, rolloutDepsOf, type GenerationContext } from './generationContext.js';
 
 /**
  * Plays the generation's pairs (k plays each, plus hint plays) and returns their records in plan order. Rollouts a

@@ -1,9 +1,8 @@
 import type { RunEvent } from '../ports/runStore.js';
 import type { TrainerHookResult } from '../spec/trainerHookResult.js';
 import type { ControllerDeps } from './controllerPorts.js';
+import { gen4 } from './generationContext.js';
 import type { EmitOnce } from './runEvents.js';
-
-const gen4 = (g: number): string => String(g).padStart(4, '0');
 
 /** The trainer hook between generations, and the agent model switches its results ask for. */
 export interface TrainerHookStep {
