@@ -149,6 +149,38 @@ describe('llm adapter against a loopback OpenAI-compatible server', function () 
     assert.equal(model.stats?.().retries, 0);
   });
 
+  it('ends a call cancelled while it waits for a slot at once, sends it never and frees its place', async () => {
+    const endpoint = endpointFor([server.baseUrl], { maxConcurrency: 1, timeoutMs: 60_000 });
+    const pool = createEndpointPool(endpoint, secret);
+    const model = createChatModel(endpoint, role, options({ pool }));
+    // The first call holds the only slot until the test lets its answer go.
+    let release = (): void => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    server.handle('agent', async (r) => {
+      const text = String(r.body.messages.at(-1)?.content);
+      if (text === 'holder') await gate;
+      return reply.text(`echo ${text}`);
+    });
+    const holder = model.complete(ask('holder'));
+    while (server.count() === 0) await pause(5);
+    const controller = new AbortController();
+    const queued = model.complete(ask('queued', { stream: true, signal: controller.signal }));
+    await pause(20);
+    assert.deepEqual(pool.load().map((l) => l.inFlight), [2], 'the second call waits for the slot');
+
+    controller.abort(new CancelledError('user stopped the run'));
+    const outcome = await Promise.race([queued.then(() => 'answered', (e: unknown) => e), pause(1000).then(() => 'still waiting')]);
+    assert.ok(outcome instanceof CancelledError, `the queued call ended with the cancellation, not: ${String(outcome)}`);
+    assert.deepEqual(pool.load().map((l) => l.inFlight), [1], 'the cancelled call left the queue');
+
+    release();
+    assert.equal((await holder).message.content, 'echo holder');
+    assert.equal((await model.complete(ask('after'))).message.content, 'echo after', 'the next call gets the slot');
+    assert.deepEqual(server.requests.map((r) => r.body.messages.at(-1)?.content), ['holder', 'after'], 'the cancelled call was never sent');
+    assert.equal(model.stats?.().networkRequests, 2);
+    assert.deepEqual(pool.load().map((l) => l.inFlight), [0]);
+  });
+
   it('records in rw mode, then replays with zero requests; a replay miss fails loudly without a request', async () => {
     server.handle('agent', (r) => reply.text(`echo ${r.body.messages.at(-1)?.content}`));
     const recorder = createChatModel(endpointFor([server.baseUrl]), role, options({ cache: createRequestCache(cacheDir, 'rw') }));
@@ -304,4 +336,8 @@ async function listFiles(dir: string): Promise<string[]> {
     if (entry.isFile()) out.push(join(entry.parentPath, entry.name));
   }
   return out;
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }
