@@ -15,7 +15,7 @@ export async function callWithRetries(state: ChatModelState, request: ChatReques
   for (let n = 1; ; n++) {
     throwIfCancelled(request.signal);
     try {
-      return await state.getPool().run((target) => attemptRequest(state, target, request, params));
+      return await state.getPool().run((target) => attemptRequest(state, target, request, params), request.signal);
     } catch (err) {
       if (!(err instanceof AttemptFailure)) throw err;
       const { error } = err;

@@ -2,6 +2,8 @@ import type OpenAI from 'openai';
 import { openaiSdk } from './openaiModule.js';
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
+import { cancellationOf, throwIfCancelled } from '../core/ports/cancellation.js';
+import type { Cancellation } from '../core/ports/cancellation.js';
 import type { EndpointConfig } from '../core/spec/run.js';
 
 export interface EndpointTarget {
@@ -19,8 +21,12 @@ export interface EndpointTarget {
  */
 export interface EndpointPool {
   readonly endpoint: EndpointConfig;
-  /** Runs `fn` on the base URL with the fewest requests in flight (ties go round-robin), within its limit. */
-  run<T>(fn: (target: EndpointTarget) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on the base URL with the fewest requests in flight (ties go round-robin), within its limit. A call
+   * cancelled while it waits for a slot rejects at once with the cancellation and `fn` never runs; once `fn` has
+   * started, cancelling it is `fn`'s business.
+   */
+  run<T>(fn: (target: EndpointTarget) => Promise<T>, signal?: Cancellation): Promise<T>;
   /** In-flight counts per base URL, for tests and status displays. */
   load(): { baseUrl: string; inFlight: number }[];
 }
@@ -68,15 +74,35 @@ export function createEndpointPool(endpoint: EndpointConfig, apiKey: string | ((
 
   return {
     endpoint,
-    async run(fn) {
+    async run(fn, signal) {
+      // A call cancelled before it asks takes no turn of the round-robin.
+      throwIfCancelled(signal);
       const target = pick();
       target.inFlight++;
       try {
-        return await target.limit(() => fn(target));
+        return await whenFree(target.limit, () => fn(target), signal);
       } finally {
         target.inFlight--;
       }
     },
     load: () => targets.map((t) => ({ baseUrl: t.baseUrl, inFlight: t.inFlight })),
   };
+}
+
+/**
+ * `fn` within `limit`, where the wait for a slot can be cancelled. p-limit cannot take an entry out of its queue, so
+ * a cancelled entry stays there, and when its turn comes it hands the slot straight back without running `fn`.
+ */
+export function whenFree<T>(limit: LimitFunction, fn: () => Promise<T>, signal?: Cancellation): Promise<T> {
+  if (!signal) return limit(fn);
+  if (signal.aborted) return Promise.reject(cancellationOf(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(cancellationOf(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    limit(async (): Promise<T | undefined> => {
+      // From here on the started call answers to the signal itself (the request is aborted, not abandoned).
+      signal.removeEventListener('abort', onAbort);
+      return signal.aborted ? undefined : fn();
+    }).then((value) => resolve(value as T), reject);
+  });
 }
