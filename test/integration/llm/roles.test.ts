@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { createRng } from '../../../src/core/ports/rng.js';
 import { agentTools } from '../../../src/core/roles/agentTools.js';
+import { askModel, startConversation } from '../../../src/core/roles/llm/agentConversation.js';
+import { estimateTokens, initialCharsPerToken } from '../../../src/core/roles/llm/contextFit.js';
 import { createLlmAgent } from '../../../src/core/roles/llm/llmAgent.js';
 import { createLlmAgentEvolver } from '../../../src/core/roles/llm/llmAgentEvolver.js';
 import { createLlmDesigner } from '../../../src/core/roles/llm/llmDesigner.js';
@@ -13,6 +15,7 @@ import type { AgentToolCall } from '../../../src/core/roles/ports.js';
 import type { AtifStep } from '../../../src/core/rollout/trajectory.js';
 import { agentConfigSchema } from '../../../src/core/spec/agent.js';
 import { endpointSchema } from '../../../src/core/spec/run.js';
+import { isContextWindowExceeded } from '../../../src/core/ports/model.js';
 import type { ChatModel } from '../../../src/core/ports/model.js';
 import { createChatModel } from '../../../src/llm/createChatModel.js';
 import { reply, startModelServer } from '../../support/modelServer.js';
@@ -74,6 +77,27 @@ describe('LLM roles against the loopback server', function () {
     assert.deepEqual(toolMessages.map((m) => m.tool_call_id), [c1.id, c2.id, c3.id]);
     assert.match(String(toolMessages[1]?.content), /^error: arguments are not valid JSON/);
     assert.equal(first.seed, server.requests[3]!.body.seed, 'one seed per episode');
+  });
+
+  it('agent: a prompt that cannot fit the window fails once, stating its true estimated size and the window, and is not sent', async () => {
+    const small = createChatModel(endpointSchema.parse({ name: 'local', baseUrls: [server.baseUrl], maxRetries: 0 }), { kind: 'llm', endpoint: 'local', model: 'test-model', maxTokens: 200, contextWindow: 1000 });
+    const conv = startConversation(small, 'auto', {
+      task: { instruction: sampleEnv.instruction, family: sampleEnv.family, workdir: '/workspace', tools: agentTools },
+      config: agentConfig,
+      rng: createRng(7),
+    });
+    // A task message alone several times the window: nothing the history policy may cut makes it fit.
+    conv.messages.push({ role: 'user', content: 'x'.repeat(12_000) });
+    const trueEstimate = estimateTokens(conv.messages, initialCharsPerToken);
+    await assert.rejects(askModel(conv, undefined), (e: unknown) => {
+      assert.ok(isContextWindowExceeded(e), String(e));
+      assert.match(e.message, new RegExp(`about ${trueEstimate} tokens`), e.message);
+      assert.match(e.message, /context window of 1000 tokens/, e.message);
+      assert.match(e.message, /llm local\/test-model/, e.message);
+      return true;
+    });
+    assert.equal(conv.charsPerToken, initialCharsPerToken, 'the size estimate was not scaled for a retry');
+    assert.equal(server.count(), 0, 'nothing that could not fit was sent');
   });
 
   it('user: opens, discloses facts, stops on ###STOP###, and rates with a repaired structured output', async () => {
