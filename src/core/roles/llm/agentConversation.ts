@@ -51,20 +51,23 @@ export async function askModel(conv: AgentConversation, signal: AbortSignal | un
     conv.windowKnown = true;
     conv.window = await conv.model.contextWindow?.(signal);
   }
+  // Fitted outside the try: a prompt that cannot fit by our own estimate fails here, once. Retrying it with a
+  // larger estimate could never fit and would only overstate its size in the error.
+  const view = fitted(conv);
   try {
-    return await send(conv, signal);
+    return await send(conv, view, signal);
   } catch (err) {
     if (isToolsUnsupported(err) && conv.protocol.apiTools && conv.configured !== 'native') {
       // The server has no tool parser: describe the tools in the prompt, Hermes style, for the rest of the episode.
       conv.protocol = agentProtocol('hermes');
       conv.messages[0] = { role: 'system', content: systemPrompt(conv.task, conv.config, conv.tools, conv.protocol) };
-      return send(conv, signal);
+      return send(conv, fitted(conv), signal);
     }
     if (isContextWindowExceeded(err) && (err.contextWindow !== undefined || conv.window !== undefined)) {
       // The server counted more than the estimate: learn the window it named, or estimate more tokens, once.
       if (err.contextWindow !== undefined && err.contextWindow !== conv.window) conv.window = err.contextWindow;
       else conv.charsPerToken *= 0.7;
-      return send(conv, signal);
+      return send(conv, fitted(conv), signal);
     }
     throw err;
   }
@@ -78,21 +81,28 @@ function toolsChars(tools: ToolDefinition[], p: AgentProtocol): number {
   return p.apiTools ? JSON.stringify(tools).length : 0;
 }
 
+/** The messages of one request, fitted to the window, with notes on what fitting cut. */
+interface FittedPrompt {
+  messages: ChatMessage[];
+  notes?: PromptNotes;
+}
+
 /** The request's messages fitted to the window, with notes on what was cut; throws when nothing fits. */
-function fitted(conv: AgentConversation): { messages: ChatMessage[]; notes?: PromptNotes } {
+function fitted(conv: AgentConversation): FittedPrompt {
   const { window, messages, charsPerToken } = conv;
   if (window === undefined) return { messages };
   const reserve = defaultReserve(window, conv.model.settings?.maxTokens) + Math.ceil(toolsChars(conv.tools, conv.protocol) / charsPerToken);
   const fit = fitToWindow(messages, { window, reserve, charsPerToken });
   if (!fit.ok) {
-    throw new ContextWindowExceeded(`the conversation needs about ${fit.estimatedPromptTokens} tokens even with old turns left out and results cut; the model's context window leaves ${fit.budgetTokens} for the prompt`);
+    throw new ContextWindowExceeded(
+      `the agent's conversation with ${conv.model.label} needs about ${fit.estimatedPromptTokens} tokens even with old turns left out and results cut; the model's context window of ${window} tokens leaves ${fit.budgetTokens} for the prompt`,
+    );
   }
   const cut = fit.notes.cutResults || fit.notes.elidedTurns;
   return { messages: fit.messages, ...(cut ? { notes: fit.notes } : {}) };
 }
 
-function send(conv: AgentConversation, signal: AbortSignal | undefined): Promise<AgentReply> {
-  const view = fitted(conv);
+function send(conv: AgentConversation, view: FittedPrompt, signal: AbortSignal | undefined): Promise<AgentReply> {
   return conv.model
     .complete({ messages: view.messages, ...(conv.protocol.apiTools ? { tools: conv.tools, toolChoice: 'auto' as const } : {}), seed: conv.seed, stream: true, ...(signal ? { signal } : {}) })
     .then((res) => {
