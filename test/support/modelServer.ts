@@ -1,7 +1,7 @@
 // A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks. It speaks /v1/chat/completions
 // (JSON and SSE streaming, tool calls, usage) and /v1/models, answers from per-role scripts, counts every request,
 // and injects the faults a real server produces: 429 with Retry-After, 5xx, hangs, malformed tool calls, a context
-// window overflow. With a `flavor` it sends the exact reply shapes of vLLM (with and without reasoning and tool
+// window overflow, a model list that fails or hangs. With a `flavor` it sends the exact reply shapes of vLLM (with and without reasoning and tool
 // parsers), SGLang, Ollama or llama.cpp's server: see serverFlavors.ts for the documentation each follows.
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -88,6 +88,8 @@ export interface ModelServer {
   readonly peakInFlight: number;
   /** GET /v1/models requests received (context-window discovery). */
   readonly modelListRequests: number;
+  /** Queue faults for GET /v1/models (a status or a hang); once they are used up it lists the model again. */
+  scriptModelList(...replies: (StatusReply | HangReply)[]): void;
   /** Replies still queued for a role (or all roles): a test can assert its script was used up. */
   pending(role?: string): number;
   /** Drops the replies still queued for a role: what a rollout that ended early (a fault) left unasked. */
@@ -127,6 +129,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const handlers = new Map<string, ReplyFunction>();
   const requests: RecordedRequest[] = [];
   const hanging = new Set<ServerResponse>();
+  const modelListFaults: (StatusReply | HangReply)[] = [];
   let inFlight = 0;
   let peakInFlight = 0;
   let modelListRequests = 0;
@@ -208,6 +211,13 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       const url = req.url ?? '';
       if (req.method === 'GET' && url.endsWith('/models')) {
         modelListRequests++;
+        const fault = modelListFaults.shift();
+        if (fault && 'hang' in fault) {
+          hanging.add(res);
+          res.on('close', () => hanging.delete(res));
+          return;
+        }
+        if (fault) return sendError(res, fault.status, fault.message ?? `scripted status ${fault.status}`, fault.retryAfter);
         return sendJson(res, 200, modelList(flavor.flavor, defaultModel, options.contextWindow));
       }
       if (req.method === 'POST' && url.endsWith('/chat/completions')) {
@@ -232,6 +242,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     },
     get modelListRequests() {
       return modelListRequests;
+    },
+    scriptModelList(...replies) {
+      modelListFaults.push(...replies);
     },
     script(role, ...replies) {
       const queue = queues.get(role) ?? [];

@@ -328,6 +328,56 @@ describe('llm adapter against a loopback OpenAI-compatible server', function () 
     const body = (await res.json()) as { data: { id: string }[] };
     assert.deepEqual(body.data.map((m) => m.id), ['test-model']);
   });
+
+  describe('the context window from /v1/models', () => {
+    let listing: ModelServer;
+    const logs: string[] = [];
+    beforeEach(async () => {
+      listing = await startModelServer({ flavor: 'vllm', contextWindow: 4096 });
+      logs.length = 0;
+    });
+    afterEach(() => listing.close());
+    const windowModel = (extra: ChatModelOptions = {}): ChatModel =>
+      createChatModel(endpointFor([listing.baseUrl], { timeoutMs: 60_000 }), role, options({ log: (line) => logs.push(line), ...extra }));
+
+    it('stops reading it at once when cancelled, and reads it on a later call', async () => {
+      listing.scriptModelList(reply.hang());
+      const model = windowModel();
+      const controller = new AbortController();
+      const pending = model.contextWindow?.(controller.signal) as Promise<number | undefined>;
+      while (listing.modelListRequests === 0) await pause(5);
+      controller.abort(new CancelledError('user stopped the run'));
+      const outcome = await Promise.race([pending.then((w) => `answered ${w}`, (e: unknown) => e), pause(1000).then(() => 'still waiting')]);
+      assert.ok(outcome instanceof CancelledError, `the read ended with the cancellation, not: ${String(outcome)}`);
+      assert.deepEqual(logs, [], 'a cancelled read is not a failure to log');
+      assert.equal(await model.contextWindow?.(), 4096, 'a later call reads it');
+      assert.equal(listing.modelListRequests, 2);
+    });
+
+    it('reads it again after a transient failure, keeps it once read, and records only what was read', async () => {
+      listing.scriptModelList(reply.status(503));
+      const model = windowModel({ cache: createRequestCache(cacheDir, 'rw') });
+      assert.equal(await model.contextWindow?.(), undefined, 'unknown while the read fails');
+      assert.match(logs.join('\n'), /could not read the context window of "test-model" from local's \/v1\/models .*503/);
+      assert.equal(await model.contextWindow?.(), 4096, 'a later call asks again');
+      assert.equal(await model.contextWindow?.(), 4096);
+      assert.equal(listing.modelListRequests, 2, 'once read, it is kept');
+      const replayed = windowModel({ cache: createRequestCache(cacheDir, 'replay') });
+      assert.equal(await replayed.contextWindow?.(), 4096, 'the recording holds the window, not the failure');
+      assert.equal(listing.modelListRequests, 2);
+    });
+
+    it('keeps a definite refusal for the run (one request, one log line) but never records it', async () => {
+      listing.scriptModelList(reply.status(404));
+      const model = windowModel({ cache: createRequestCache(cacheDir, 'rw') });
+      assert.equal(await model.contextWindow?.(), undefined);
+      assert.equal(await model.contextWindow?.(), undefined);
+      assert.equal(listing.modelListRequests, 1, 'a 404 is the same answer every time: not asked again in this run');
+      assert.equal(logs.length, 1);
+      const nextRun = windowModel({ cache: createRequestCache(cacheDir, 'rw') });
+      assert.equal(await nextRun.contextWindow?.(), 4096, 'a later run asks again');
+    });
+  });
 });
 
 async function listFiles(dir: string): Promise<string[]> {
