@@ -50,6 +50,9 @@ export interface HangReply {
 
 export type ScriptedReply = MessageReply | StatusReply | HangReply;
 
+/** A scripted answer to GET /v1/models: a fault, or the usual listing after a delay. */
+export type ModelListReply = StatusReply | HangReply | { delayMs: number };
+
 export interface RecordedRequest {
   seq: number;
   /** From the role marker in the system prompt; "unknown" when there is none. */
@@ -88,8 +91,8 @@ export interface ModelServer {
   readonly peakInFlight: number;
   /** GET /v1/models requests received (context-window discovery). */
   readonly modelListRequests: number;
-  /** Queue faults for GET /v1/models (a status or a hang); once they are used up it lists the model again. */
-  scriptModelList(...replies: (StatusReply | HangReply)[]): void;
+  /** Queue replies for GET /v1/models (a status, a hang, or the listing late); once used up it lists the model at once. */
+  scriptModelList(...replies: ModelListReply[]): void;
   /** Replies still queued for a role (or all roles): a test can assert its script was used up. */
   pending(role?: string): number;
   /** Drops the replies still queued for a role: what a rollout that ended early (a fault) left unasked. */
@@ -129,7 +132,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const handlers = new Map<string, ReplyFunction>();
   const requests: RecordedRequest[] = [];
   const hanging = new Set<ServerResponse>();
-  const modelListFaults: (StatusReply | HangReply)[] = [];
+  const modelListReplies: ModelListReply[] = [];
   let inFlight = 0;
   let peakInFlight = 0;
   let modelListRequests = 0;
@@ -211,14 +214,16 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       const url = req.url ?? '';
       if (req.method === 'GET' && url.endsWith('/models')) {
         modelListRequests++;
-        const fault = modelListFaults.shift();
-        if (fault && 'hang' in fault) {
+        const scripted = modelListReplies.shift();
+        if (scripted && 'hang' in scripted) {
           hanging.add(res);
           res.on('close', () => hanging.delete(res));
           return;
         }
-        if (fault) return sendError(res, fault.status, fault.message ?? `scripted status ${fault.status}`, fault.retryAfter);
-        return sendJson(res, 200, modelList(flavor.flavor, defaultModel, options.contextWindow));
+        if (scripted && 'status' in scripted) return sendError(res, scripted.status, scripted.message ?? `scripted status ${scripted.status}`, scripted.retryAfter);
+        const list = (): void => sendJson(res, 200, modelList(flavor.flavor, defaultModel, options.contextWindow));
+        if (scripted) return void setTimeout(list, scripted.delayMs);
+        return list();
       }
       if (req.method === 'POST' && url.endsWith('/chat/completions')) {
         inFlight++;
@@ -244,7 +249,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return modelListRequests;
     },
     scriptModelList(...replies) {
-      modelListFaults.push(...replies);
+      modelListReplies.push(...replies);
     },
     script(role, ...replies) {
       const queue = queues.get(role) ?? [];

@@ -354,6 +354,20 @@ describe('llm adapter against a loopback OpenAI-compatible server', function () 
       assert.equal(listing.modelListRequests, 2);
     });
 
+    it('shares one read between callers at once; one that cancels leaves the others their answer', async () => {
+      listing.scriptModelList({ delayMs: 200 });
+      const model = windowModel();
+      const controller = new AbortController();
+      const first = model.contextWindow?.(controller.signal) as Promise<number | undefined>;
+      const second = model.contextWindow?.() as Promise<number | undefined>;
+      while (listing.modelListRequests === 0) await pause(5);
+      controller.abort(new CancelledError('one rollout stopped'));
+      await assert.rejects(first, (e: unknown) => e instanceof CancelledError);
+      assert.equal(await second, 4096, 'the other caller still gets the shared read');
+      assert.equal(listing.modelListRequests, 1, 'one read for both');
+      assert.deepEqual(logs, []);
+    });
+
     it('reads it again after a transient failure, keeps it once read, and records only what was read', async () => {
       listing.scriptModelList(reply.status(503));
       const model = windowModel({ cache: createRequestCache(cacheDir, 'rw') });
