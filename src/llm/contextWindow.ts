@@ -17,7 +17,7 @@ export function contextWindowOf(cards: readonly unknown[], model: string): numbe
   return undefined;
 }
 
-export async function fetchContextWindow(client: OpenAI, model: string, timeoutMs: number): Promise<number | undefined> {
-  const page = await client.models.list({ timeout: timeoutMs });
+export async function fetchContextWindow(client: OpenAI, model: string, timeoutMs: number, signal?: AbortSignal): Promise<number | undefined> {
+  const page = await client.models.list({ timeout: timeoutMs, ...(signal ? { signal } : {}) });
   return contextWindowOf(page.data as unknown[], model);
 }

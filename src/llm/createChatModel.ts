@@ -3,7 +3,7 @@ import type { ChatModel } from '../core/ports/model.js';
 import type { EndpointConfig } from '../core/spec/run.js';
 import { createChatModelState } from './chatModelState.js';
 import { completeChat } from './completeChat.js';
-import { discoverContextWindow } from './discoverContextWindow.js';
+import { createWindowDiscovery } from './discoverContextWindow.js';
 import type { EndpointPool } from './endpointPool.js';
 import { modelSettingsOf, parseLlmRole } from './llmRole.js';
 import type { LlmRoleInput } from './llmRole.js';
@@ -36,15 +36,14 @@ export function createChatModel(endpoint: EndpointConfig, roleInput: LlmRoleConf
   const state = createChatModelState(endpoint, role, options);
   const { stats } = state;
 
-  // The window is asked once per model; a recording keeps it, so a replay asks nothing.
-  let window: Promise<number | undefined> | undefined;
+  // The window is kept once the server (or a recording) has answered, so a replay asks nothing; a failed read is not.
+  const discoverWindow = createWindowDiscovery(state);
 
   return {
     label: `llm ${endpoint.name}/${role.model}`,
-    contextWindow() {
+    contextWindow(signal) {
       if (role.contextWindow !== undefined) return Promise.resolve(role.contextWindow);
-      window ??= discoverContextWindow(state);
-      return window;
+      return discoverWindow(signal);
     },
     settings: modelSettingsOf(endpoint, role),
     stats: () => ({ ...stats, usage: { ...stats.usage } }),
