@@ -36,8 +36,9 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
     await userRates(ep, user);
     await judgeTags(ep, env, deps.roles.judge);
   } catch (err) {
-    await settleFailure(ep, deps.signal, err);
+    settleFailure(ep, deps.signal, err);
   } finally {
+    // The one place the rollout's sandbox is stopped, whether it ended, failed, was cancelled or lost its host.
     clearTimeout(ep.wallTimer);
     if (ep.sandbox) await timed(ep, 'sandboxMs', () => ep.sandbox!.stop()).catch(() => undefined);
   }

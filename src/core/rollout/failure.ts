@@ -27,23 +27,15 @@ export function classifyFailure(err: unknown, phase: CallPhase): ErrorKind | 'fa
 }
 
 /**
- * A failure inside the episode: cancellation and a lost sandbox host throw (after stopping the sandbox), so the
- * rollout is not recorded; anything else is recorded on the episode and it goes on to its record.
+ * A failure inside the episode: cancellation and a lost sandbox host throw, so the rollout is not recorded; anything
+ * else is recorded on the episode and it goes on to its record. Either way the sandbox is left to `playRollout`'s
+ * `finally`, the one place that stops it (stopping it here too stopped it twice on every cancellation).
  */
-export async function settleFailure(ep: Episode, cancel: Cancellation | undefined, err: unknown): Promise<void> {
-  const reason = ep.signal.reason;
-  if (cancel?.aborted) {
-    clearTimeout(ep.wallTimer);
-    await ep.sandbox?.stop().catch(() => undefined);
-    throw cancel.reason instanceof Error ? cancel.reason : new CancelledError();
-  }
-  if (isRetryable(err)) {
-    // The sandbox host died under us (e.g. one Docker host of a pool): the caller replays this rollout elsewhere.
-    clearTimeout(ep.wallTimer);
-    await ep.sandbox?.stop().catch(() => undefined);
-    throw err;
-  }
-  recordFailure(ep, err, reason);
+export function settleFailure(ep: Episode, cancel: Cancellation | undefined, err: unknown): void {
+  if (cancel?.aborted) throw cancel.reason instanceof Error ? cancel.reason : new CancelledError();
+  // The sandbox host died under us (e.g. one Docker host of a pool): the caller replays this rollout elsewhere.
+  if (isRetryable(err)) throw err;
+  recordFailure(ep, err, ep.signal.reason);
 }
 
 /** Records what ended the episode early: a spent wall clock, a prompt too long for the window, or an error. */
