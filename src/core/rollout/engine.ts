@@ -46,8 +46,14 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
 }
 
 async function startSandbox(ep: Episode, backend: SandboxBackend, request: SandboxRequest): Promise<void> {
-  ep.sandbox = await timed(ep, 'sandboxMs', () => backend.start(request, { signal: ep.signal }));
+  holdSandbox(ep, await timed(ep, 'sandboxMs', () => backend.start(request, { signal: ep.signal })));
   ep.sandboxUp = true;
+}
+
+/** The sandbox the rollout now runs in, and stops at its end; its host is the one the record names. */
+function holdSandbox(ep: Episode, box: Sandbox): void {
+  ep.sandbox = box;
+  ep.host = box.host;
 }
 
 async function userOpens(ep: Episode, user: UserEpisode): Promise<UserTurn> {
@@ -74,10 +80,18 @@ function beginAgent(ep: Episode, plan: RolloutPlan, role: AgentRole): AgentEpiso
   return agent;
 }
 
-/** Verification by the trust rule; the sandbox it ran in replaces the agent's, so the rollout's end stops it. */
+/**
+ * Verification by the trust rule; the sandbox it ran in replaces the agent's, so the rollout's end stops it. In
+ * fresh mode verify stops the agent's sandbox itself: from then until the verifier's exists there is none to stop
+ * (a cancellation in between stopped the agent's a second time).
+ */
 async function runEpisodeVerifier(ep: Episode, env: EnvironmentSpec, backend: SandboxBackend, request: SandboxRequest): Promise<void> {
-  const verified = await timed(ep, 'sandboxMs', () => verify(ep.sandbox!, env, { backend, request, signal: ep.signal, onSandbox: (box) => (ep.sandbox = box) }));
-  ep.sandbox = verified.sandbox;
+  const verified = await timed(ep, 'sandboxMs', () => verify(ep.sandbox!, env, {
+    backend, request, signal: ep.signal,
+    onAgentStopped: () => (ep.sandbox = undefined),
+    onSandbox: (box) => holdSandbox(ep, box),
+  }));
+  holdSandbox(ep, verified.sandbox);
   ep.verifier = verified.outcome;
   ep.verification = verificationRecord(verified, env);
   ep.logs = verified.logs;

@@ -29,7 +29,10 @@ export interface Episode {
   usage: Usage;
   /** A session shell was asked for and at least one command ran stateless (no channel): the record says so. */
   ranStateless: boolean;
+  /** The sandbox the rollout runs in and stops at its end: undefined before it starts and once verify stopped it. */
   sandbox: Sandbox | undefined;
+  /** Where the rollout's latest sandbox ran (the record's `sandbox.host`), kept when that sandbox is let go. */
+  host: string | undefined;
   verifier: VerifierOutcome | undefined;
   rating: UserRating | undefined;
   tags: string[];
@@ -55,7 +58,7 @@ export function beginEpisode(plan: RolloutPlan, deps: RolloutDeps): Episode {
   return {
     clock, rng, startedMs, startedAt, signal: wall.signal, wallTimer: wall.timer,
     steps: [], timing: { sandboxMs: 0, modelMs: 0 }, usage: zeroUsage(), ranStateless: false,
-    sandbox: undefined, verifier: undefined, rating: undefined, tags: [], end: undefined,
+    sandbox: undefined, host: undefined, verifier: undefined, rating: undefined, tags: [], end: undefined,
     error: undefined, errorKind: undefined, fault: undefined, verification: undefined, logs: undefined,
     agentTurns: 0, phase: 'start', sandboxUp: false, tokenTurns: [],
   };

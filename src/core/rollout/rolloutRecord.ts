@@ -34,7 +34,7 @@ export function rolloutRecord(plan: RolloutPlan, deps: RolloutDeps, ep: Episode)
     finishedAt: ep.clock.isoNow(),
     durationMs: ep.clock.now() - ep.startedMs,
     roles: { agent: deps.roles.agent.label, user: deps.roles.user.label, judge: deps.roles.judge.label },
-    sandbox: { backend: deps.backend.name, host: ep.sandbox?.host ?? 'none', image: env.sandbox.image, ...(deps.backend.name === 'process' ? { unsandboxed: true } : {}), ...(env.sandbox.shell ? { shell: ep.ranStateless ? 'stateless' : env.sandbox.shell } : {}) },
+    sandbox: { backend: deps.backend.name, host: ep.host ?? 'none', image: env.sandbox.image, ...(deps.backend.name === 'process' ? { unsandboxed: true } : {}), ...(env.sandbox.shell ? { shell: ep.ranStateless ? 'stateless' : env.sandbox.shell } : {}) },
     steps: ep.steps,
     rewards,
     success: status !== 'error' && !fault && isSuccess(rewards),

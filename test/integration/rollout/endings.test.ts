@@ -104,5 +104,16 @@ describe('how a rollout ends (bwrap, LLM roles on the loopback server)', functio
       assert.equal(callsOf(backend.calls, 2, 'exec').filter(isVerifierRun).length, 1, 'the verifier was running in the second sandbox');
       assert.deepEqual(backend.stopsPerSandbox(), [1, 1], "the agent's sandbox and the verifier's, each stopped once");
     });
+    it("cancelled as the verifier's sandbox is being started, after the agent's was stopped", async () => {
+      const backend = recordingBackend(real);
+      const cancel = new AbortController();
+      backend.onCall = (c) => {
+        // The second start is the verifier's fresh sandbox; verify() has just stopped the agent's.
+        if (c.method === 'start' && backend.calls.filter((x) => x.method === 'start').length === 2) cancel.abort(new CancelledError('stopped by the test'));
+      };
+      scriptEpisode([]);
+      await assert.rejects(play(backend, task(), { signal: cancel.signal }), CancelledError);
+      assert.deepEqual(backend.stopsPerSandbox(), [1], "the agent's sandbox, stopped once; the verifier's never started");
+    });
   });
 });
