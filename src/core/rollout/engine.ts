@@ -86,6 +86,7 @@ function beginAgent(ep: Episode, plan: RolloutPlan, role: AgentRole): AgentEpiso
  * (a cancellation in between stopped the agent's a second time).
  */
 async function runEpisodeVerifier(ep: Episode, env: EnvironmentSpec, backend: SandboxBackend, request: SandboxRequest): Promise<void> {
+  ep.stage = 'verification';
   const verified = await timed(ep, 'sandboxMs', () => verify(ep.sandbox!, env, {
     backend, request, signal: ep.signal,
     onAgentStopped: () => (ep.sandbox = undefined),
@@ -99,6 +100,7 @@ async function runEpisodeVerifier(ep: Episode, env: EnvironmentSpec, backend: Sa
 
 /** The user's rating, told whether the agent submitted and what the verifier found; a user who stopped says why. */
 async function userRates(ep: Episode, user: UserEpisode): Promise<void> {
+  ep.stage = 'rating';
   const rated = await timed(ep, 'modelMs', () => user.rate({ steps: ep.steps, submitted: ep.end?.status === 'terminated' && ep.end.submitted, verifier: ep.verifier, signal: ep.signal }));
   ep.rating = rated.rating;
   if (ep.end?.status === 'terminated' && ep.end.stop) ep.rating = { ...ep.rating, stopReason: ep.end.stop };
@@ -106,6 +108,7 @@ async function userRates(ep: Episode, user: UserEpisode): Promise<void> {
 }
 
 async function judgeTags(ep: Episode, env: EnvironmentSpec, judge: JudgeRole): Promise<void> {
+  ep.stage = 'judging';
   const judged = await timed(ep, 'modelMs', () => judge.judge({ env, steps: ep.steps, verifier: ep.verifier, signal: ep.signal }));
   ep.tags = judged.tags;
   ep.usage = addUsage(ep.usage, judged.usage);

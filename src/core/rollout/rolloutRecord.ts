@@ -52,6 +52,7 @@ function addOptionalFields(record: RolloutRecord, deps: RolloutDeps, ep: Episode
   if (models) record.models = models;
   if (ep.tokenTurns.length > 0) record.tokens = ep.tokenTurns;
   if (ep.end?.status === 'truncated') record.truncationReason = ep.end.reason;
+  if (ep.unfinished) record.unfinished = ep.unfinished;
   if (ep.error) record.error = ep.error;
   if (ep.errorKind) record.errorKind = ep.errorKind;
   if (ep.fault) record.fault = ep.fault;

@@ -311,6 +311,7 @@ export class RolloutViewer extends LitElement {
         <span class="outcome outcome-${outcome}" id="outcome">${outcome}</span>
         ${r?.hint ? html`<vscode-badge>hint play</vscode-badge>` : nothing}
         ${r?.status === 'truncated' ? html`<vscode-badge>truncated: ${r.truncationReason}</vscode-badge>` : nothing}
+        ${r?.unfinished ? html`<vscode-badge id="unfinished" title=${r.unfinished.note}>unfinished: ${r.unfinished.step}</vscode-badge>` : nothing}
       </div>
       <div class="facts">
         <span id="run-label">${v.runLabel ?? v.runName} · generation ${v.ref.generation}${trial !== undefined ? ` · rollout ${trial}` : ''}</span>

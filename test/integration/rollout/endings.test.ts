@@ -116,4 +116,67 @@ describe('how a rollout ends (bwrap, LLM roles on the loopback server)', functio
       assert.deepEqual(backend.stopsPerSandbox(), [1], "the agent's sandbox, stopped once; the verifier's never started");
     });
   });
+
+  describe("the run's wall clock, once the agent's episode has ended", () => {
+    // 3 s: enough for the sandbox, the opening, two agent turns and the verifier (about 1 s on a loaded 2-core VM),
+    // so the clock runs out in the step a test holds up (a model reply that never comes, a verifier that sleeps).
+    const wallClockSec = 3;
+
+    it('leaves a submitted ending alone when it runs out during the user\'s rating, and records the rating as unfinished', async () => {
+      scriptEpisode(['echo 3 > count.txt']);
+      server.script('user-rater', reply.hang());
+      const judged = server.count('judge');
+      const r = await play(real, task(), { wallClockSec });
+      assert.equal(r.status, 'terminated', `${r.status}: ${r.truncationReason ?? r.error ?? ''}`);
+      assert.equal(r.truncationReason, undefined);
+      assert.equal(r.verifier?.reward, 1, 'the verifier ran and passed before the clock ran out');
+      assert.equal(r.userRating, undefined);
+      assert.equal(r.unfinished?.step, 'rating');
+      assert.equal(r.unfinished?.reason, 'wall_clock');
+      assert.match(r.unfinished?.note ?? '', /wall clock ran out during the user's rating/);
+      assert.equal(r.success, false, "without the user's rating the goal does not count as met");
+      assert.equal(server.count('judge'), judged, 'the judge was not asked after the clock ran out');
+    });
+
+    it('keeps the rating when it runs out during the judge\'s tagging', async () => {
+      scriptEpisode(['echo 3 > count.txt']);
+      server.script('user-rater', reply.json({ goalMet: true, satisfaction: 5, reason: 'done' }));
+      server.script('judge', reply.hang());
+      const r = await play(real, task(), { wallClockSec });
+      assert.equal(r.status, 'terminated', `${r.status}: ${r.truncationReason ?? r.error ?? ''}`);
+      assert.equal(r.userRating?.goalMet, true);
+      assert.deepEqual(r.unfinished && { step: r.unfinished.step, reason: r.unfinished.reason }, { step: 'judging', reason: 'wall_clock' });
+      assert.deepEqual(r.tags, []);
+      assert.equal(r.success, true, 'the verifier passed and the goal was met; only the tags are missing');
+    });
+
+    it('leaves the ending alone when it runs out during verification, and records verification as unfinished', async () => {
+      scriptEpisode([]);
+      const rated = server.count('user-rater');
+      const r = await play(real, task({ verifierScript: 'sleep 30' }), { wallClockSec });
+      assert.equal(r.status, 'terminated', `${r.status}: ${r.truncationReason ?? r.error ?? ''}`);
+      assert.equal(r.verifier, undefined);
+      assert.deepEqual(r.unfinished && { step: r.unfinished.step, reason: r.unfinished.reason }, { step: 'verification', reason: 'wall_clock' });
+      assert.equal(r.success, false);
+      assert.equal(server.count('user-rater'), rated, 'the user was not asked to rate after the clock ran out');
+    });
+
+    it('records a rating whose prompt cannot fit the window the same way: the ending stays, the rating is unfinished', async () => {
+      scriptEpisode(['echo 3 > count.txt']);
+      server.script('user-rater', { status: 400, message: "This model's maximum context length is 512 tokens. However, you requested 9000 tokens." });
+      const r = await play(real, task());
+      assert.equal(r.status, 'terminated', `${r.status}: ${r.truncationReason ?? r.error ?? ''}`);
+      assert.equal(r.truncationReason, undefined);
+      assert.deepEqual(r.unfinished && { step: r.unfinished.step, reason: r.unfinished.reason }, { step: 'rating', reason: 'context' });
+      assert.match(r.unfinished?.note ?? '', /context window/);
+    });
+
+    it('still ends an episode it cuts short as truncated: wall_clock, with nothing unfinished', async () => {
+      scriptEpisode(['sleep 30']);
+      const r = await play(real, task(), { wallClockSec });
+      assert.equal(r.status, 'truncated');
+      assert.equal(r.truncationReason, 'wall_clock');
+      assert.equal(r.unfinished, undefined);
+    });
+  });
 });
