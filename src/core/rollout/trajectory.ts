@@ -146,8 +146,12 @@ export interface RolloutRecord {
   seed: number;
   /** terminated: the task ended (submitted, user stopped); truncated: a budget ran out; error: an infrastructure fault. */
   status: RolloutStatus;
-  /** context: the conversation could not fit the model's context window even under the history policy. */
-  truncationReason?: 'turns' | 'tokens' | 'wall_clock' | 'cancelled' | 'context';
+  /**
+   * turns, tokens, wall_clock: the run's budgets (budgets.turns, .tokens, .wallClockSec); agent_timeout: the
+   * environment's own agent timeout (sandbox.limits.agentTimeoutSec; recorded as wall_clock before 2026-12-07);
+   * context: the conversation could not fit the model's context window even under the history policy.
+   */
+  truncationReason?: 'turns' | 'tokens' | 'wall_clock' | 'agent_timeout' | 'cancelled' | 'context';
   /** A step after the agent's episode ended that did not finish; `status` and `truncationReason` still say how it ended. */
   unfinished?: UnfinishedStep;
   /** With status "error": what failed. */

@@ -1,6 +1,8 @@
 // How a rollout ends, through the rollout engine with the real bwrap backend and the LLM roles on the loopback model
 // server: a cancelled rollout stops each of its sandboxes exactly once (counted through the sandbox port by a
-// recording wrapper around the real backend).
+// recording wrapper around the real backend); the run's wall clock running out after the agent's episode ended
+// leaves the ending as it was and records what did not finish; the environment's own agent timeout is recorded as
+// `agent_timeout`, not as the run's wall clock.
 import assert from 'node:assert/strict';
 import { CancelledError } from '../../../src/core/ports/cancellation.js';
 import { systemClock } from '../../../src/core/ports/clock.js';
@@ -176,6 +178,20 @@ describe('how a rollout ends (bwrap, LLM roles on the loopback server)', functio
       const r = await play(real, task(), { wallClockSec });
       assert.equal(r.status, 'truncated');
       assert.equal(r.truncationReason, 'wall_clock');
+      assert.equal(r.unfinished, undefined);
+    });
+  });
+
+  describe("the environment's own agent timeout", () => {
+    it('is recorded as agent_timeout, not as the run\'s wall clock, and the verifier still judges what the agent left', async () => {
+      scriptEpisode(['sleep 30']);
+      server.script('user-rater', reply.json({ goalMet: false, satisfaction: 1, reason: 'nothing came back' }));
+      server.script('judge', reply.json({ tags: [] }));
+      const r = await play(real, task({ agentTimeoutSec: 1 }));
+      assert.equal(r.status, 'truncated', r.error);
+      assert.equal(r.truncationReason, 'agent_timeout');
+      assert.equal(r.verifier?.reward, 0, 'the verifier ran on the workspace the agent left (no count.txt)');
+      assert.ok(r.userRating, 'the user rated the episode');
       assert.equal(r.unfinished, undefined);
     });
   });

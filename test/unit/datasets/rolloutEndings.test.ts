@@ -20,9 +20,15 @@ describe('how a rollout ended, exported and read back', () => {
     assert.equal('unfinished' in coevolveOf(base), false);
   });
 
+  it("the ATIF export keeps the environment's agent timeout apart from the run's wall clock", () => {
+    assert.equal(coevolveOf({ ...base, status: 'truncated', truncationReason: 'agent_timeout' }).truncation_reason, 'agent_timeout');
+    assert.equal(coevolveOf({ ...base, status: 'truncated', truncationReason: 'wall_clock' }).truncation_reason, 'wall_clock');
+  });
+
   it('the reader opens records with and without `unfinished`, and refuses one it could not show', () => {
     assert.ok('record' in checkRolloutRecord(JSON.parse(JSON.stringify(base))), 'a record written before the field');
     assert.ok('record' in checkRolloutRecord(JSON.parse(JSON.stringify({ ...base, unfinished }))));
+    assert.ok('record' in checkRolloutRecord(JSON.parse(JSON.stringify({ ...base, status: 'truncated', truncationReason: 'agent_timeout' }))));
     const bad = checkRolloutRecord(JSON.parse(JSON.stringify({ ...base, unfinished: { step: 'rating', reason: 'wall_clock' } })));
     assert.ok('problem' in bad && /unfinished\.note/.test(bad.problem), JSON.stringify(bad));
   });
