@@ -113,6 +113,9 @@ export const rolloutRecordSchema = z.looseObject({
   trial: z.number().int(),
   hint: z.boolean(),
   status: z.string(),
+  // Viewers and exporters show these; absent in runs written before them.
+  truncationReason: z.string().optional(),
+  unfinished: z.looseObject({ step: z.string(), reason: z.string(), note: z.string() }).optional(),
   startedAt: z.string(),
   finishedAt: z.string(),
   durationMs: finite,

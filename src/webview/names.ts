@@ -115,6 +115,25 @@ export function aimLabel(aim: { predicted: number; screening?: { successes: numb
   };
 }
 
+const truncations: Record<string, { words: string; why: string }> = {
+  turns: { words: 'turn budget', why: "the agent used every turn of the run's budget (budgets.turns)" },
+  tokens: { words: 'token budget', why: "the rollout used the run's token budget (budgets.tokens)" },
+  wall_clock: { words: 'wall clock', why: "the run's wall clock per rollout (budgets.wallClockSec) ran out during the agent's episode; runs recorded before 2026-12-07 also record the environment's agent timeout this way" },
+  agent_timeout: { words: 'agent timeout', why: "the environment's own agent timeout (sandbox.limits.agentTimeoutSec, Harbor's [agent] timeout_sec) ended the agent's turns; the verifier judged what it left" },
+  context: { words: 'context window', why: "the conversation could not fit the model's context window" },
+};
+
+/**
+ * What ended a truncated rollout, "truncated: agent timeout", with the record's reason and what it means for the
+ * tooltip: the run's wall clock and the environment's agent timeout read apart. A reason this version does not know
+ * (a newer writer's) is shown as written.
+ */
+export function truncationLabel(reason: string | undefined): { text: string; title: string } {
+  const known = reason !== undefined && Object.hasOwn(truncations, reason) ? truncations[reason] : undefined;
+  if (!known) return { text: `truncated${reason ? `: ${reason}` : ''}`, title: reason ? `truncation reason "${reason}"` : 'no truncation reason recorded' };
+  return { text: `truncated: ${known.words}`, title: `${reason}: ${known.why}` };
+}
+
 /** The three classes the controller puts a pair in, in words. */
 export const pairClassLabel: Record<string, string> = {
   too_easy: 'too easy',

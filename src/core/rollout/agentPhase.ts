@@ -15,13 +15,14 @@ import type { AtifStep } from './trajectory.js';
 export async function playAgentPhase(ep: Episode, env: EnvironmentSpec, budgets: RunConfig['budgets'], parties: { agent: AgentEpisode; user: UserEpisode }, opening: UserTurn): Promise<void> {
   if (opening.stop) ep.end = { status: 'terminated', submitted: false, stop: opening.stop };
   // The environment's own agent timeout (Harbor's [agent] timeout_sec) ends the agent's phase only: the verifier
-  // still judges what it left, as Harbor does. The run's wall clock still bounds the whole rollout.
+  // still judges what it left, as Harbor does. The run's wall clock still bounds the whole rollout. The two are
+  // recorded apart (agent_timeout, wall_clock): one is the task's limit, the other the run's budget.
   const agentBudget = agentPhaseBudget(env.sandbox.limits.agentTimeoutSec, ep.signal);
   try {
     await playAgentTurns(ep, budgets, { env, ...parties, signal: agentBudget.signal }, opening.message);
   } catch (err) {
     if (!agentBudget.expired() || ep.signal.aborted || isRetryable(err)) throw err;
-    ep.end = { status: 'truncated', reason: 'wall_clock' };
+    ep.end = { status: 'truncated', reason: 'agent_timeout' };
   } finally {
     clearTimeout(agentBudget.timer);
   }

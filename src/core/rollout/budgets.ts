@@ -1,8 +1,9 @@
 import type { Usage } from '../ports/model.js';
 import type { RunConfig } from '../spec/run.js';
 
+/** wall_clock: the run's budget for the whole rollout; agent_timeout: the environment's own limit on the agent's turns. */
 export class BudgetExceeded extends Error {
-  constructor(readonly budget: 'wall_clock') {
+  constructor(readonly budget: 'wall_clock' | 'agent_timeout') {
     super(`budget exceeded: ${budget}`);
   }
 }
@@ -26,7 +27,7 @@ export function wallClockBudget(budgets: RunConfig['budgets'], cancel: AbortSign
 /** The environment's agent timeout, when it sets one, as a signal that also carries the run's `signal`. */
 export function agentPhaseBudget(limitSec: number | undefined, signal: AbortSignal): TimeBudget & { expired: () => boolean } {
   const agentPhase = new AbortController();
-  const timer = limitSec !== undefined ? setTimeout(() => agentPhase.abort(new BudgetExceeded('wall_clock')), limitSec * 1000) : undefined;
+  const timer = limitSec !== undefined ? setTimeout(() => agentPhase.abort(new BudgetExceeded('agent_timeout')), limitSec * 1000) : undefined;
   const agentSignal = limitSec !== undefined ? AbortSignal.any([signal, agentPhase.signal]) : signal;
   return { signal: agentSignal, timer, expired: () => agentPhase.signal.aborted };
 }

@@ -36,8 +36,9 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
     await userRates(ep, user);
     await judgeTags(ep, env, deps.roles.judge);
   } catch (err) {
-    await settleFailure(ep, deps.signal, err);
+    settleFailure(ep, deps.signal, err);
   } finally {
+    // The one place the rollout's sandbox is stopped, whether it ended, failed, was cancelled or lost its host.
     clearTimeout(ep.wallTimer);
     if (ep.sandbox) await timed(ep, 'sandboxMs', () => ep.sandbox!.stop()).catch(() => undefined);
   }
@@ -45,8 +46,14 @@ export async function playRollout(plan: RolloutPlan, deps: RolloutDeps): Promise
 }
 
 async function startSandbox(ep: Episode, backend: SandboxBackend, request: SandboxRequest): Promise<void> {
-  ep.sandbox = await timed(ep, 'sandboxMs', () => backend.start(request, { signal: ep.signal }));
+  holdSandbox(ep, await timed(ep, 'sandboxMs', () => backend.start(request, { signal: ep.signal })));
   ep.sandboxUp = true;
+}
+
+/** The sandbox the rollout now runs in, and stops at its end; its host is the one the record names. */
+function holdSandbox(ep: Episode, box: Sandbox): void {
+  ep.sandbox = box;
+  ep.host = box.host;
 }
 
 async function userOpens(ep: Episode, user: UserEpisode): Promise<UserTurn> {
@@ -73,10 +80,19 @@ function beginAgent(ep: Episode, plan: RolloutPlan, role: AgentRole): AgentEpiso
   return agent;
 }
 
-/** Verification by the trust rule; the sandbox it ran in replaces the agent's, so the rollout's end stops it. */
+/**
+ * Verification by the trust rule; the sandbox it ran in replaces the agent's, so the rollout's end stops it. In
+ * fresh mode verify stops the agent's sandbox itself: from then until the verifier's exists there is none to stop
+ * (a cancellation in between stopped the agent's a second time).
+ */
 async function runEpisodeVerifier(ep: Episode, env: EnvironmentSpec, backend: SandboxBackend, request: SandboxRequest): Promise<void> {
-  const verified = await timed(ep, 'sandboxMs', () => verify(ep.sandbox!, env, { backend, request, signal: ep.signal, onSandbox: (box) => (ep.sandbox = box) }));
-  ep.sandbox = verified.sandbox;
+  ep.stage = 'verification';
+  const verified = await timed(ep, 'sandboxMs', () => verify(ep.sandbox!, env, {
+    backend, request, signal: ep.signal,
+    onAgentStopped: () => (ep.sandbox = undefined),
+    onSandbox: (box) => holdSandbox(ep, box),
+  }));
+  holdSandbox(ep, verified.sandbox);
   ep.verifier = verified.outcome;
   ep.verification = verificationRecord(verified, env);
   ep.logs = verified.logs;
@@ -84,6 +100,7 @@ async function runEpisodeVerifier(ep: Episode, env: EnvironmentSpec, backend: Sa
 
 /** The user's rating, told whether the agent submitted and what the verifier found; a user who stopped says why. */
 async function userRates(ep: Episode, user: UserEpisode): Promise<void> {
+  ep.stage = 'rating';
   const rated = await timed(ep, 'modelMs', () => user.rate({ steps: ep.steps, submitted: ep.end?.status === 'terminated' && ep.end.submitted, verifier: ep.verifier, signal: ep.signal }));
   ep.rating = rated.rating;
   if (ep.end?.status === 'terminated' && ep.end.stop) ep.rating = { ...ep.rating, stopReason: ep.end.stop };
@@ -91,6 +108,7 @@ async function userRates(ep: Episode, user: UserEpisode): Promise<void> {
 }
 
 async function judgeTags(ep: Episode, env: EnvironmentSpec, judge: JudgeRole): Promise<void> {
+  ep.stage = 'judging';
   const judged = await timed(ep, 'modelMs', () => judge.judge({ env, steps: ep.steps, verifier: ep.verifier, signal: ep.signal }));
   ep.tags = judged.tags;
   ep.usage = addUsage(ep.usage, judged.usage);

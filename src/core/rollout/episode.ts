@@ -6,7 +6,7 @@ import type { UserTurn } from '../roles/ports.js';
 import { wallClockBudget } from './budgets.js';
 import type { RolloutDeps, RolloutPlan } from './rolloutPlan.js';
 import type { TokenTurn } from './tokenSidecar.js';
-import type { AtifStep, ErrorKind, RolloutRecord, UserRating, VerificationRecord, VerifierOutcome } from './trajectory.js';
+import type { AfterEpisodeStep, AtifStep, ErrorKind, RolloutRecord, UnfinishedStep, UserRating, VerificationRecord, VerifierOutcome } from './trajectory.js';
 
 export type EndReason =
   | { status: 'terminated'; submitted: boolean; stop?: UserTurn['stop'] }
@@ -29,11 +29,17 @@ export interface Episode {
   usage: Usage;
   /** A session shell was asked for and at least one command ran stateless (no channel): the record says so. */
   ranStateless: boolean;
+  /** The sandbox the rollout runs in and stops at its end: undefined before it starts and once verify stopped it. */
   sandbox: Sandbox | undefined;
+  /** Where the rollout's latest sandbox ran (the record's `sandbox.host`), kept when that sandbox is let go. */
+  host: string | undefined;
   verifier: VerifierOutcome | undefined;
   rating: UserRating | undefined;
   tags: string[];
   end: EndReason | undefined;
+  /** Where the rollout is: the agent's episode (which sets `end`), then the steps after it. */
+  stage: 'episode' | AfterEpisodeStep;
+  unfinished: UnfinishedStep | undefined;
   error: string | undefined;
   errorKind: ErrorKind | undefined;
   fault: string | undefined;
@@ -55,7 +61,7 @@ export function beginEpisode(plan: RolloutPlan, deps: RolloutDeps): Episode {
   return {
     clock, rng, startedMs, startedAt, signal: wall.signal, wallTimer: wall.timer,
     steps: [], timing: { sandboxMs: 0, modelMs: 0 }, usage: zeroUsage(), ranStateless: false,
-    sandbox: undefined, verifier: undefined, rating: undefined, tags: [], end: undefined,
+    sandbox: undefined, host: undefined, verifier: undefined, rating: undefined, tags: [], end: undefined, stage: 'episode', unfinished: undefined,
     error: undefined, errorKind: undefined, fault: undefined, verification: undefined, logs: undefined,
     agentTurns: 0, phase: 'start', sandboxUp: false, tokenTurns: [],
   };

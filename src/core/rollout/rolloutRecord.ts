@@ -34,7 +34,7 @@ export function rolloutRecord(plan: RolloutPlan, deps: RolloutDeps, ep: Episode)
     finishedAt: ep.clock.isoNow(),
     durationMs: ep.clock.now() - ep.startedMs,
     roles: { agent: deps.roles.agent.label, user: deps.roles.user.label, judge: deps.roles.judge.label },
-    sandbox: { backend: deps.backend.name, host: ep.sandbox?.host ?? 'none', image: env.sandbox.image, ...(deps.backend.name === 'process' ? { unsandboxed: true } : {}), ...(env.sandbox.shell ? { shell: ep.ranStateless ? 'stateless' : env.sandbox.shell } : {}) },
+    sandbox: { backend: deps.backend.name, host: ep.host ?? 'none', image: env.sandbox.image, ...(deps.backend.name === 'process' ? { unsandboxed: true } : {}), ...(env.sandbox.shell ? { shell: ep.ranStateless ? 'stateless' : env.sandbox.shell } : {}) },
     steps: ep.steps,
     rewards,
     success: status !== 'error' && !fault && isSuccess(rewards),
@@ -52,6 +52,7 @@ function addOptionalFields(record: RolloutRecord, deps: RolloutDeps, ep: Episode
   if (models) record.models = models;
   if (ep.tokenTurns.length > 0) record.tokens = ep.tokenTurns;
   if (ep.end?.status === 'truncated') record.truncationReason = ep.end.reason;
+  if (ep.unfinished) record.unfinished = ep.unfinished;
   if (ep.error) record.error = ep.error;
   if (ep.errorKind) record.errorKind = ep.errorKind;
   if (ep.fault) record.fault = ep.fault;

@@ -118,6 +118,20 @@ export interface RewardComponents {
 
 export type RolloutStatus = 'terminated' | 'truncated' | 'error';
 
+/** The steps that follow the agent's episode, in the order they run. */
+export type AfterEpisodeStep = 'verification' | 'rating' | 'judging';
+
+/**
+ * Why a step after the agent's episode did not finish (the steps after it did not run either): the run's wall clock
+ * ran out, or the rater's or judge's prompt could not fit its model's context window. The episode's ending is not
+ * rewritten for it (ARCHITECTURE.md, "The engine"); `note` says in words what is missing and what that counts as.
+ */
+export interface UnfinishedStep {
+  step: AfterEpisodeStep;
+  reason: 'wall_clock' | 'context';
+  note: string;
+}
+
 export interface RolloutRecord {
   formatVersion: 1;
   id: string;
@@ -132,8 +146,14 @@ export interface RolloutRecord {
   seed: number;
   /** terminated: the task ended (submitted, user stopped); truncated: a budget ran out; error: an infrastructure fault. */
   status: RolloutStatus;
-  /** context: the conversation could not fit the model's context window even under the history policy. */
-  truncationReason?: 'turns' | 'tokens' | 'wall_clock' | 'cancelled' | 'context';
+  /**
+   * turns, tokens, wall_clock: the run's budgets (budgets.turns, .tokens, .wallClockSec); agent_timeout: the
+   * environment's own agent timeout (sandbox.limits.agentTimeoutSec; recorded as wall_clock before 2026-12-07);
+   * context: the conversation could not fit the model's context window even under the history policy.
+   */
+  truncationReason?: 'turns' | 'tokens' | 'wall_clock' | 'agent_timeout' | 'cancelled' | 'context';
+  /** A step after the agent's episode ended that did not finish; `status` and `truncationReason` still say how it ended. */
+  unfinished?: UnfinishedStep;
   /** With status "error": what failed. */
   error?: string;
   errorKind?: ErrorKind;

@@ -46,6 +46,11 @@ export interface VerificationDeps {
   signal?: Cancellation;
   /** Called with the sandbox the verifier will run in as soon as it exists, so the caller can always stop it. */
   onSandbox?: (sandbox: Sandbox) => void;
+  /**
+   * Called once the agent's sandbox is stopped (fresh mode), before the verifier's is started: a caller that stops
+   * its sandbox when it is done must not stop this one again, whatever happens before `onSandbox`.
+   */
+  onAgentStopped?: () => void;
 }
 
 /**
@@ -65,6 +70,7 @@ export async function verify(agent: Sandbox, env: EnvironmentSpec, deps: Verific
   } else {
     const archive = await agent.exportWorkspace(signal);
     await agent.stop();
+    deps.onAgentStopped?.();
     try {
       // No files, no setup, and not the image's workdir files either: only the agent's copy, so nothing it deleted returns.
       box = await deps.backend.start({ ...deps.request, files: [], setup: [], imageWorkdir: false }, signal);

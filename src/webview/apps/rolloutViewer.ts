@@ -23,7 +23,7 @@ import { rewardBreakdown } from '../render/rewardPanel.js';
 import { specPanel } from '../render/specPanel.js';
 import { isErrorStep, stepView } from '../render/stepView.js';
 import { HostChannel, initialState } from '../rpc.js';
-import { tagLabel } from '../names.js';
+import { tagLabel, truncationLabel } from '../names.js';
 import '../styles/common.css';
 import '../styles/rolloutViewer.css';
 
@@ -310,7 +310,8 @@ export class RolloutViewer extends LitElement {
         <h1>${v.pairLabel ? html`${v.pairLabel.env} <span class="dim">×</span> ${v.pairLabel.user}` : v.ref.rolloutId}</h1>
         <span class="outcome outcome-${outcome}" id="outcome">${outcome}</span>
         ${r?.hint ? html`<vscode-badge>hint play</vscode-badge>` : nothing}
-        ${r?.status === 'truncated' ? html`<vscode-badge>truncated: ${r.truncationReason}</vscode-badge>` : nothing}
+        ${r?.status === 'truncated' ? this.truncationBadge(r.truncationReason) : nothing}
+        ${r?.unfinished ? html`<vscode-badge id="unfinished" title=${r.unfinished.note}>unfinished: ${r.unfinished.step}</vscode-badge>` : nothing}
       </div>
       <div class="facts">
         <span id="run-label">${v.runLabel ?? v.runName} · generation ${v.ref.generation}${trial !== undefined ? ` · rollout ${trial}` : ''}</span>
@@ -329,6 +330,11 @@ export class RolloutViewer extends LitElement {
         ${this.channel.can('rollout/curate') ? this.curationControls(v) : nothing}
       </div>
     </header>`;
+  }
+
+  private truncationBadge(reason: string | undefined): TemplateResult {
+    const label = truncationLabel(reason);
+    return html`<vscode-badge id="truncation" title=${label.title}>${label.text}</vscode-badge>`;
   }
 
   private curate(action: 'accept' | 'reject' | 'clear' | 'label' | 'comment'): void {

@@ -26,6 +26,7 @@ export function rewardBreakdown(r: RolloutRecord, weights: RewardWeights | undef
   const why = breakdown ? outOfRangeReason(c, breakdown.terms) : undefined;
   return html`<h2>Reward <b id="reward-total">${c.total.toFixed(3)}</b> <span class="dim">${r.success ? 'success (the verifier passed and the user\'s goal was met)' : 'not a success'}</span></h2>
     ${why ? html`<p class="note" id="reward-range"><span class="codicon codicon-info"></span> ${why}</p>` : nothing}
+    ${r.unfinished ? html`<p class="note" id="reward-unfinished"><span class="codicon codicon-info"></span> Not finished: ${r.unfinished.note}.</p>` : nothing}
     ${breakdown && termScale ? html`<h3>What adds up to it</h3>
       <table class="bars" id="reward-terms">
         ${breakdown.terms.map((t) => html`<tr class=${t.weight === 0 ? 'dim' : ''}><td>${t.name}</td><td class="formula">${t.formula}</td><td class="bar">${valueBar(t.contribution, termScale, t.name)}</td><td class="num">${signed(t.contribution)}</td></tr>`)}

@@ -142,7 +142,7 @@ describe('Harbor runtime conventions (docker, product verifier)', function () {
     try {
       const r = await playHack(server, backend, env, { name: 'slow', kind: 'control', commands: ['echo started > /logs/agent/progress.txt', 'sleep 30', 'echo 3 > /app/errors.txt'] }, { labels: testLabels });
       assert.equal(r.status, 'truncated');
-      assert.equal(r.truncationReason, 'wall_clock');
+      assert.equal(r.truncationReason, 'agent_timeout', "the task's own timeout, told apart from the run's wall clock");
       assert.equal(r.verifier?.reward, 0, 'the verifier judged the work left at the timeout (the answer was never written)');
       assert.deepEqual(r.logs?.files.map((f) => [f.path, f.content]), [['agent/progress.txt', 'started\n']]);
     } finally {

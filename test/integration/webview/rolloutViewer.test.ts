@@ -1,10 +1,12 @@
 import * as assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import type { RolloutRecord } from '../../../src/core/rollout/trajectory.js';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RunRegistry } from '../../../src/viewdata/runRegistry.js';
 import { ViewData } from '../../../src/viewdata/viewRequests.js';
 import { openRun, readRollout, type RunIndex } from '../../../src/store/runReader.js';
+import { runRecordPath } from '../../../src/store/runPaths.js';
 import { rewardTerms } from '../../../src/webview/render/rewardTerms.js';
 import { demoRun, demoRunProblem } from '../../support/demoRun.js';
 import { needService } from '../../support/services.js';
@@ -81,6 +83,32 @@ describe('rollout viewer in Chromium on a real demo run', function () {
       assert.deepEqual(await cspViolations(panel.page), []);
     } finally {
       await panel.close();
+    }
+  });
+
+  it("names how a rollout ended: the environment's agent timeout apart from the run's wall clock, and a step that did not finish", async () => {
+    // The demo's plays all end within their budgets, so one record is given such an ending for this test and put back.
+    const r = records.find((x) => x.status === 'terminated') ?? records[0]!;
+    const file = runRecordPath(run.dir, { kind: 'rollout', generation: r.generation, id: r.id });
+    const original = readFileSync(file, 'utf8');
+    const note = "the run's wall clock ran out during the user's rating: no user rating or judge tags; the user's goal counts as not met";
+    writeFileSync(file, JSON.stringify({ ...r, status: 'truncated', truncationReason: 'agent_timeout', unfinished: { step: 'rating', reason: 'wall_clock', note } }, null, 2));
+    try {
+      const panel = await open(r, 'reward');
+      try {
+        const badge = panel.page.locator('#truncation');
+        await badge.waitFor();
+        assert.equal((await badge.textContent())?.trim(), 'truncated: agent timeout');
+        assert.match((await badge.getAttribute('title')) ?? '', /^agent_timeout: the environment's own agent timeout/);
+        assert.equal((await panel.page.locator('#unfinished').textContent())?.trim(), 'unfinished: rating');
+        assert.equal(await panel.page.locator('#unfinished').getAttribute('title'), note);
+        assert.match((await panel.page.locator('#reward-unfinished').textContent()) ?? '', /Not finished: the run's wall clock ran out during the user's rating/);
+        assert.deepEqual(await cspViolations(panel.page), []);
+      } finally {
+        await panel.close();
+      }
+    } finally {
+      writeFileSync(file, original);
     }
   });
 });

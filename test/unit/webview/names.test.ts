@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { aimLabel, rolloutTabTitle, tagLabel } from '../../../src/webview/names.js';
+import { aimLabel, rolloutTabTitle, tagLabel, truncationLabel } from '../../../src/webview/names.js';
 
 describe('rollout tab titles', () => {
   const ref = { generation: 1, rolloutId: 'g0001-p0003-t2', trial: 2, hint: false };
@@ -32,5 +32,22 @@ describe('a child\'s aim', () => {
   });
   it('leaves the screening out when the child had none (a user child is judged on paired plays)', () => {
     assert.equal(aimLabel({ predicted: 0.6 }).text, 'aimed 60 %');
+  });
+});
+
+describe('what truncated a rollout', () => {
+  it("tells the environment's agent timeout from the run's wall clock, with the recorded reason in the tooltip", () => {
+    const timeout = truncationLabel('agent_timeout');
+    const wall = truncationLabel('wall_clock');
+    assert.equal(timeout.text, 'truncated: agent timeout');
+    assert.match(timeout.title, /^agent_timeout: the environment's own agent timeout/);
+    assert.equal(wall.text, 'truncated: wall clock');
+    assert.match(wall.title, /^wall_clock: the run's wall clock/);
+    assert.match(wall.title, /before 2026-12-07 also record the environment's agent timeout/, 'an old run\'s wall_clock may be either');
+  });
+  it('shows a reason it does not know as written, and says when none was recorded', () => {
+    assert.deepEqual(truncationLabel('some_future_reason'), { text: 'truncated: some_future_reason', title: 'truncation reason "some_future_reason"' });
+    assert.equal(truncationLabel('constructor').text, 'truncated: constructor', 'no lookup through the prototype');
+    assert.equal(truncationLabel(undefined).text, 'truncated');
   });
 });
