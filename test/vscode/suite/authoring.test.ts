@@ -235,6 +235,20 @@ describe('authoring: Test Explorer refresh and runs that need no sandbox', () =>
     assert.deepEqual(snapshot(), before);
   });
 
+  it('runs no excluded item and names none among the finished', async () => {
+    await a.authoring.live.ensure(broken());
+    await a.authoring.live.ensure(example());
+    const item = (uri: vscode.Uri): vscode.TestItem => a.authoring.tests.controller.items.get(uri.toString())!;
+    const finished: string[] = [];
+    const sub = a.authoring.tests.onDidFinish((uris) => finished.push(...uris.map(String)));
+    const request = new vscode.TestRunRequest([item(broken()), item(example())], [item(example())]);
+    const results = await a.authoring.tests.runRequest(request).finally(() => sub.dispose());
+    // The broken spec fails on its own text, without a sandbox; the excluded example is not touched.
+    assert.deepEqual([...results], [[broken().toString(), 'failed']]);
+    assert.deepEqual(finished, [broken().toString()]);
+    assert.equal(a.authoring.tests.lastOutcome(example()), undefined);
+  });
+
 });
 
 /** The list, cancelling `source` once the refresh asks for the entry after the first: it reaches the first only. */
