@@ -44,12 +44,26 @@ export function activateEnvironmentTests(context: vscode.ExtensionContext, live:
       for (const uri of uris ?? []) await live.ensure(uri);
       sync();
       const items = uris?.map((u) => controller.items.get(u.toString())).filter((i): i is vscode.TestItem => i !== undefined);
-      return runHandler(new vscode.TestRunRequest(items), token ?? new vscode.CancellationTokenSource().token);
+      return withToken(token, (t) => runHandler(new vscode.TestRunRequest(items), t));
     },
-    runRequest: (request, token) => runHandler(request, token ?? new vscode.CancellationTokenSource().token),
+    runRequest: (request, token) => withToken(token, (t) => runHandler(request, t)),
     lastOutcome: (uri) => outcomes.get(uri.toString()),
     onDidFinish: finished.event,
   };
+}
+
+/**
+ * Runs `work` with the caller's token or, when there is none, with the token of a source made for this call. A source
+ * owns the emitter its token's listeners subscribe to (`abortSignalOf` does), so it is disposed once the work is done.
+ */
+async function withToken<T>(token: vscode.CancellationToken | undefined, work: (token: vscode.CancellationToken) => Promise<T>): Promise<T> {
+  if (token) return work(token);
+  const source = new vscode.CancellationTokenSource();
+  try {
+    return await work(source.token);
+  } finally {
+    source.dispose();
+  }
 }
 
 /** What a test run works with: the controller and its items, the live index, and where outcomes go. */

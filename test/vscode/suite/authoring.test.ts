@@ -249,6 +249,31 @@ describe('authoring: Test Explorer refresh and runs that need no sandbox', () =>
     assert.equal(a.authoring.tests.lastOutcome(example()), undefined);
   });
 
+  it('disposes the cancellation source it makes for a run given no token', async () => {
+    // The API object the extension reads `vscode` from, not this bundle's namespace wrapper of it.
+    const host = require('vscode') as typeof vscode;
+    const made: { disposed: boolean }[] = [];
+    class CountingSource extends host.CancellationTokenSource {
+      disposed = false;
+      constructor() {
+        super();
+        made.push(this);
+      }
+      override dispose(): void {
+        this.disposed = true;
+        super.dispose();
+      }
+    }
+    const restore = replaceProperty(host, 'CancellationTokenSource', CountingSource);
+    try {
+      const results = await a.authoring.tests.run([broken()]);
+      assert.equal(results.get(broken().toString()), 'failed');
+    } finally {
+      restore();
+    }
+    assert.ok(made.length >= 1, 'the run made a cancellation source');
+    assert.deepEqual(made.map((s) => s.disposed), made.map(() => true), 'every source it made was disposed');
+  });
 });
 
 /** The list, cancelling `source` once the refresh asks for the entry after the first: it reaches the first only. */
