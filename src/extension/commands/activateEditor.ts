@@ -9,7 +9,7 @@ import { RolloutPanels } from '../viewer/rolloutPanels.js';
 import type { RolloutRef } from '../../webview/protocol.js';
 import { replayPty } from './replayTerminal.js';
 import { RunCommands } from './runCommands.js';
-import { pickLiveRun, pickRolloutOf } from './runPickers.js';
+import { pickLiveRun, pickRolloutOf, pickSecondRun } from './runPickers.js';
 import { registerRunsTreeCommands } from './runsTreeCommands.js';
 import { ViewData } from '../../viewdata/viewRequests.js';
 import type { RunRegistry } from '../../viewdata/runRegistry.js';
@@ -123,7 +123,7 @@ function registerRunCommands(register: Register, editor: Editor): void {
   register('coevolve.compareRuns', async (arg?: RunTreeNode | string, other?: string) => {
     const runDir = typeof arg === 'string' ? arg : arg?.runDir ?? (await pickRun('First run'));
     if (!runDir) return undefined;
-    const second = other ?? (await vscode.window.showQuickPick(registry.list().filter((e) => e.live && e.dir !== runDir).map((e) => ({ label: e.live?.manifest.name ?? e.dir, description: e.dir, dir: e.dir })), { placeHolder: 'Run to compare with' }))?.dir;
+    const second = other ?? (await pickSecondRun(registry, runDir));
     return second ? dashboards.show(runDir, second) : undefined;
   });
   register('coevolve.revealRunFolder', async (arg?: RunTreeNode) => {
