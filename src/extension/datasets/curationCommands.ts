@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import * as vscode from 'vscode';
 import { appendCuration, readCuration, curationKey, type CurationAction, type CurationEntry } from '../../store/curation.js';
 import { runLayout } from '../../store/layout.js';
+import type { RegisterCommand } from '../commandRegistrar.js';
 import { curationSubject, type CurationSubject } from './curationTarget.js';
 import type { DatasetTreeProvider } from './datasetView.js';
 
@@ -14,7 +15,7 @@ export interface Curation {
 }
 
 /** Accept, Reject, Clear, Label, Comment, and the state query the viewer and tests use, registered in that order. */
-export function registerCurationCommands(register: (id: string, fn: (...args: unknown[]) => unknown) => void, curation: Curation): void {
+export function registerCurationCommands(register: RegisterCommand, curation: Curation): void {
   const { provider } = curation;
   // Each command resolves its subject once, before any prompt: what the user was asked about is what is recorded.
   const resolveSubject = (args: unknown[]): CurationSubject | undefined => resolveCurationSubject(args, curation.activeRollout);
@@ -26,7 +27,7 @@ export function registerCurationCommands(register: (id: string, fn: (...args: un
   register('coevolve.curation.accept', verdict('accept'));
   register('coevolve.curation.reject', verdict('reject'));
   register('coevolve.curation.clear', verdict('clear'));
-  register('coevolve.curation.label', async (...args) => {
+  register('coevolve.curation.label', async (...args: unknown[]) => {
     const subject = resolveSubject(args);
     if (!subject) return undefined;
     // A third argument (the viewer, tests) gives the label; otherwise pick one used before or type a new one.
@@ -34,14 +35,14 @@ export function registerCurationCommands(register: (id: string, fn: (...args: un
     if (!label?.trim()) return undefined;
     return record(subject, 'label', { label: label.trim() });
   });
-  register('coevolve.curation.comment', async (...args) => {
+  register('coevolve.curation.comment', async (...args: unknown[]) => {
     const subject = resolveSubject(args);
     if (!subject) return undefined;
     const text = givenText(args) ?? (await vscode.window.showInputBox({ title: `Comment on ${subject.target.kind} ${subject.target.id}`, prompt: 'Kept in the run\'s curation.jsonl and shown in the Dataset view', ignoreFocusOut: true }));
     if (!text?.trim()) return undefined;
     return record(subject, 'comment', { text: text.trim() });
   });
-  register('coevolve.curation.state', (...args) => {
+  register('coevolve.curation.state', (...args: unknown[]) => {
     const subject = curationSubject(args[0], args[1]);
     return subject ? readCuration(subject.runDir).states.get(curationKey(subject.target)) : undefined;
   });

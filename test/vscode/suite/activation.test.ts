@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { CoevolveApi } from '../../../src/extension/api.js';
+import { commandRegistrar } from '../../../src/extension/commandRegistrar.js';
 import { makeRun } from '../../fixtures/makeRun.js';
 import { replaceProperty } from '../../support/replaceProperty.js';
 
@@ -46,6 +47,15 @@ describe('extension shell', () => {
   it('starts with an empty Runs tree, so the welcome content shows', async () => {
     const api = await activateCoevolve();
     assert.deepEqual(await api.runsProvider.getChildren(), []);
+  });
+
+  it('registers a command through commandRegistrar for as long as the context keeps it', async () => {
+    const context = { subscriptions: [] as vscode.Disposable[] };
+    const register = commandRegistrar(context);
+    register('coevolve.test.registrar', (n: number) => n + 1);
+    assert.equal(await vscode.commands.executeCommand('coevolve.test.registrar', 41), 42);
+    for (const d of context.subscriptions) d.dispose();
+    assert.ok(!(await vscode.commands.getCommands(true)).includes('coevolve.test.registrar'), 'disposed with the context');
   });
 
   it('shows its log channel', async () => {
