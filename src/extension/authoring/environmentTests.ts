@@ -13,6 +13,8 @@ export interface EnvironmentTests {
   readonly controller: vscode.TestController;
   /** Runs the given spec files (all when omitted) as one test run; resolves with each file's outcome by URI string. */
   run(uris?: vscode.Uri[], token?: vscode.CancellationToken): Promise<Map<string, TestOutcome>>;
+  /** Runs a Test Explorer request (its includes and excludes) as the run profile does; for the tests. */
+  runRequest(request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, TestOutcome>>;
   /** The last outcome of a spec file in this session. */
   lastOutcome(uri: vscode.Uri): TestOutcome | undefined;
   readonly onDidFinish: vscode.Event<vscode.Uri[]>;
@@ -42,11 +44,26 @@ export function activateEnvironmentTests(context: vscode.ExtensionContext, live:
       for (const uri of uris ?? []) await live.ensure(uri);
       sync();
       const items = uris?.map((u) => controller.items.get(u.toString())).filter((i): i is vscode.TestItem => i !== undefined);
-      return runHandler(new vscode.TestRunRequest(items), token ?? new vscode.CancellationTokenSource().token);
+      return withToken(token, (t) => runHandler(new vscode.TestRunRequest(items), t));
     },
+    runRequest: (request, token) => withToken(token, (t) => runHandler(request, t)),
     lastOutcome: (uri) => outcomes.get(uri.toString()),
     onDidFinish: finished.event,
   };
+}
+
+/**
+ * Runs `work` with the caller's token or, when there is none, with the token of a source made for this call. A source
+ * owns the emitter its token's listeners subscribe to (`abortSignalOf` does), so it is disposed once the work is done.
+ */
+async function withToken<T>(token: vscode.CancellationToken | undefined, work: (token: vscode.CancellationToken) => Promise<T>): Promise<T> {
+  if (token) return work(token);
+  const source = new vscode.CancellationTokenSource();
+  try {
+    return await work(source.token);
+  } finally {
+    source.dispose();
+  }
 }
 
 /** What a test run works with: the controller and its items, the live index, and where outcomes go. */
@@ -94,14 +111,11 @@ interface ItemRun {
   record(item: vscode.TestItem, outcome: TestOutcome): void;
 }
 
-/** One test run: the requested items (all when none are named) but the excluded ones, one after the other. */
+/** One test run: the requested items, one after the other. */
 async function runEnvironmentTests(tests: TestSession, request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<Map<string, TestOutcome>> {
   const { controller, outcomes, finished } = tests;
   const results = new Map<string, TestOutcome>();
-  const items: vscode.TestItem[] = [];
-  const excluded = new Set((request.exclude ?? []).map((i) => i.id));
-  if (request.include) items.push(...request.include);
-  else controller.items.forEach((i) => items.push(i));
+  const items = requestedItems(controller, request);
   const run = controller.createTestRun(request, 'Validate environments', true);
   const record = (item: vscode.TestItem, outcome: TestOutcome): void => {
     results.set(item.id, outcome);
@@ -110,8 +124,8 @@ async function runEnvironmentTests(tests: TestSession, request: vscode.TestRunRe
   const cancel = abortSignalOf(token);
   const t: ItemRun = { run, token, signal: cancel.signal, live: tests.live, log: tests.log, record };
   try {
-    for (const item of items.filter((i) => !excluded.has(i.id))) run.enqueued(item);
-    for (const item of items.filter((i) => !excluded.has(i.id))) {
+    for (const item of items) run.enqueued(item);
+    for (const item of items) {
       if (token.isCancellationRequested) {
         run.skipped(item);
         record(item, 'skipped');
@@ -133,6 +147,18 @@ async function runEnvironmentTests(tests: TestSession, request: vscode.TestRunRe
     finished.fire(items.map((i) => i.uri!).filter(Boolean));
   }
   return results;
+}
+
+/**
+ * The items a request runs: the included ones (every item when it names none) less the excluded ones. The Testing
+ * API asks a controller not to run an excluded item, so it is neither reported in the run nor among the finished.
+ */
+function requestedItems(controller: vscode.TestController, request: vscode.TestRunRequest): vscode.TestItem[] {
+  const excluded = new Set((request.exclude ?? []).map((i) => i.id));
+  const items: vscode.TestItem[] = [];
+  if (request.include) items.push(...request.include);
+  else controller.items.forEach((i) => items.push(i));
+  return items.filter((i) => !excluded.has(i.id));
 }
 
 /** Checks one started item's environment in a sandbox (or reports why its spec cannot be read) and records how it went. */

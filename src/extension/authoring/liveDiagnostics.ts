@@ -125,14 +125,22 @@ async function readFromDisk(index: SpecIndex, uri: vscode.Uri): Promise<boolean>
 
 async function refreshWorkspaceSpecs(live: LiveIndex, log: vscode.LogOutputChannel, token?: vscode.CancellationToken): Promise<SpecValidationSummary> {
   const { index } = live;
-  const seen = await readWorkspaceSpecs(index, token);
-  for (const file of index.fileNames()) if (!seen.has(file)) index.delete(file);
+  const read = await readWorkspaceSpecs(index, token);
+  // Only a refresh that saw every file knows which are gone. A cancelled one leaves the files it did not reach as
+  // they were: dropping them would take their diagnostics and test items away until the next file event.
+  if (read.complete) dropUnseen(index, read.seen);
   live.publish(index.recompute());
   return summarize(index, log);
 }
 
-/** Puts every spec file of the workspace into the index (an open editor's text over the disk's); returns their paths. */
-async function readWorkspaceSpecs(index: SpecIndex, token?: vscode.CancellationToken): Promise<Set<string>> {
+/** What a refresh read: the spec files it put into the index, and whether that is all of them (not cancelled). */
+interface WorkspaceRead {
+  seen: Set<string>;
+  complete: boolean;
+}
+
+/** Puts every spec file of the workspace into the index (an open editor's text over the disk's), until cancelled. */
+async function readWorkspaceSpecs(index: SpecIndex, token?: vscode.CancellationToken): Promise<WorkspaceRead> {
   const uris = await vscode.workspace.findFiles(specFileGlob, excludedFolders, undefined, token);
   const seen = new Set<string>();
   for (const uri of uris) {
@@ -142,6 +150,8 @@ async function readWorkspaceSpecs(index: SpecIndex, token?: vscode.CancellationT
     if (doc) index.set(uri.fsPath, doc.getText());
     else await readFromDisk(index, uri);
   }
+  // Asked after the loop: a search cancelled before it began returns no files at all, as if there were none.
+  const complete = !token?.isCancellationRequested;
   // Open spec documents outside the search (e.g. in an excluded folder) keep their diagnostics.
   for (const doc of vscode.workspace.textDocuments) {
     if (isSpecDocument(doc) && !seen.has(doc.uri.fsPath)) {
@@ -149,7 +159,12 @@ async function readWorkspaceSpecs(index: SpecIndex, token?: vscode.CancellationT
       index.set(doc.uri.fsPath, doc.getText());
     }
   }
-  return seen;
+  return { seen, complete };
+}
+
+/** Removes the index entries of files a complete refresh did not find: they were deleted or moved out of its search. */
+function dropUnseen(index: SpecIndex, seen: Set<string>): void {
+  for (const file of index.fileNames()) if (!seen.has(file)) index.delete(file);
 }
 
 /** Counts the index's problems and logs each of them, then the totals. */

@@ -6,10 +6,11 @@ import { DashboardPanels } from '../dashboard/dashboardPanels.js';
 import type { RunsTreeProvider } from '../runs/runsTreeProvider.js';
 import type { RunTreeNode } from '../runs/runTreeModel.js';
 import { RolloutPanels } from '../viewer/rolloutPanels.js';
+import { commandRegistrar, type RegisterCommand } from '../commandRegistrar.js';
 import type { RolloutRef } from '../../webview/protocol.js';
 import { replayPty } from './replayTerminal.js';
 import { RunCommands } from './runCommands.js';
-import { pickLiveRun, pickRolloutOf } from './runPickers.js';
+import { pickLiveRun, pickRolloutOf, pickSecondRun } from './runPickers.js';
 import { registerRunsTreeCommands } from './runsTreeCommands.js';
 import { ViewData } from '../../viewdata/viewRequests.js';
 import type { RunRegistry } from '../../viewdata/runRegistry.js';
@@ -54,7 +55,7 @@ export function activateEditor(context: vscode.ExtensionContext, log: vscode.Log
   }, log, viewData);
   const dashboards = new DashboardPanels(context.extensionUri, registry, (ref, step, from) => void rolloutPanels.show(ref, step, from), log, viewData);
 
-  const register: Register = (id, fn) => void context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  const register = commandRegistrar(context);
   context.subscriptions.push(rolloutPanels, dashboards);
   const editor: Editor = { registry, rolloutPanels, dashboards, runCommands, pickRun, pickRollout, replay, openFile };
   registerRolloutCommands(register, editor);
@@ -62,8 +63,6 @@ export function activateEditor(context: vscode.ExtensionContext, log: vscode.Log
   registerRunsTreeCommands(register, tree);
   return { rolloutPanels, dashboards, runCommands, replays };
 }
-
-type Register = (id: string, fn: (...args: never[]) => unknown) => void;
 
 /** What the command handlers act through. */
 interface Editor {
@@ -90,7 +89,7 @@ async function replayInTerminal(arg: RolloutArg, pickRollout: () => Promise<Roll
 }
 
 /** The commands on one rollout (the argument's, else a picked one): open, open at the first error, open the file, re-run, replay. */
-function registerRolloutCommands(register: Register, editor: Editor): void {
+function registerRolloutCommands(register: RegisterCommand, editor: Editor): void {
   const { registry, rolloutPanels, dashboards, runCommands, pickRollout, openFile, replay } = editor;
   register('coevolve.openRollout', async (arg?: RolloutArg, step?: number) => {
     const ref = refOf(arg) ?? (await pickRollout());
@@ -114,7 +113,7 @@ function registerRolloutCommands(register: Register, editor: Editor): void {
 }
 
 /** The commands on a run: dashboard, comparison, its folder, start/stop/resume, and the API keys runs use. */
-function registerRunCommands(register: Register, editor: Editor): void {
+function registerRunCommands(register: RegisterCommand, editor: Editor): void {
   const { registry, dashboards, runCommands, pickRun } = editor;
   register('coevolve.openDashboard', async (arg?: RunTreeNode | string) => {
     const runDir = typeof arg === 'string' ? arg : arg?.runDir ?? (await pickRun('Run to show'));
@@ -123,7 +122,7 @@ function registerRunCommands(register: Register, editor: Editor): void {
   register('coevolve.compareRuns', async (arg?: RunTreeNode | string, other?: string) => {
     const runDir = typeof arg === 'string' ? arg : arg?.runDir ?? (await pickRun('First run'));
     if (!runDir) return undefined;
-    const second = other ?? (await vscode.window.showQuickPick(registry.list().filter((e) => e.live && e.dir !== runDir).map((e) => ({ label: e.live?.manifest.name ?? e.dir, description: e.dir, dir: e.dir })), { placeHolder: 'Run to compare with' }))?.dir;
+    const second = other ?? (await pickSecondRun(registry, runDir));
     return second ? dashboards.show(runDir, second) : undefined;
   });
   register('coevolve.revealRunFolder', async (arg?: RunTreeNode) => {

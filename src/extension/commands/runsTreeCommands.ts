@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
+import type { RegisterCommand } from '../commandRegistrar.js';
 import type { RunsTreeProvider } from '../runs/runsTreeProvider.js';
 import { filterChoices, type SortKey, type TreeView } from '../runs/runTreeModel.js';
 
 /** The Runs tree's refresh, sort, filter and clear-filter commands, registered in that order. */
-export function registerRunsTreeCommands(register: (id: string, fn: (...args: never[]) => unknown) => void, tree: RunsTreeProvider): void {
+export function registerRunsTreeCommands(register: RegisterCommand, tree: RunsTreeProvider): void {
   const setView = (change: Partial<TreeView>): void => tree.setView({ ...tree.treeView, ...change, filter: { ...tree.treeView.filter, ...change.filter } });
   register('coevolve.runs.refresh', () => tree.refresh());
   register('coevolve.runs.sort', async (key?: SortKey) => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { runLayout } from '../../store/layout.js';
 import { filterChoices, noFilters, type DatasetFilters } from '../../viewdata/datasetItems.js';
+import { commandRegistrar, type RegisterCommand } from '../commandRegistrar.js';
 import { registerCurationCommands } from './curationCommands.js';
 import { DatasetTreeProvider, type DatasetNode } from './datasetView.js';
 import { exportDataset } from './exportDataset.js';
@@ -12,8 +13,6 @@ import { exportDataset } from './exportDataset.js';
 export interface Datasets {
   provider: DatasetTreeProvider;
 }
-
-type Register = (id: string, fn: (...args: unknown[]) => unknown) => void;
 
 /**
  * `activeRollout` names the rollout of the focused rollout viewer: with a webview focused there is no active text
@@ -23,7 +22,7 @@ export function activateDatasets(context: vscode.ExtensionContext, log: vscode.L
   const provider = new DatasetTreeProvider(log);
   const view = vscode.window.createTreeView('coevolve.dataset', { treeDataProvider: provider, showCollapseAll: true });
   const showFilters = (): void => showDatasetFilters(view, provider);
-  const register: Register = (id, fn) => void context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  const register = commandRegistrar(context);
 
   registerCurationCommands(register, { provider, log, activeRollout });
   registerDatasetCommands(register, provider, showFilters);
@@ -52,7 +51,7 @@ function showDatasetFilters(view: vscode.TreeView<DatasetNode>, provider: Datase
 }
 
 /** The Dataset view's open, refresh, clear-filters and filter commands, registered in that order. */
-function registerDatasetCommands(register: Register, provider: DatasetTreeProvider, showFilters: () => void): void {
+function registerDatasetCommands(register: RegisterCommand, provider: DatasetTreeProvider, showFilters: () => void): void {
   register('coevolve.dataset.open', async (node?: unknown) => {
     const n = node as DatasetNode | undefined;
     if (n?.type !== 'item' || n.item.target.kind !== 'rollout' || n.item.generation === undefined) return;

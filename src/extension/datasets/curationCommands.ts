@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import * as vscode from 'vscode';
 import { appendCuration, readCuration, curationKey, type CurationAction, type CurationEntry } from '../../store/curation.js';
 import { runLayout } from '../../store/layout.js';
+import type { RegisterCommand } from '../commandRegistrar.js';
 import { curationSubject, type CurationSubject } from './curationTarget.js';
 import type { DatasetTreeProvider } from './datasetView.js';
 
@@ -14,34 +15,42 @@ export interface Curation {
 }
 
 /** Accept, Reject, Clear, Label, Comment, and the state query the viewer and tests use, registered in that order. */
-export function registerCurationCommands(register: (id: string, fn: (...args: unknown[]) => unknown) => void, curation: Curation): void {
+export function registerCurationCommands(register: RegisterCommand, curation: Curation): void {
   const { provider } = curation;
-  const record = (action: CurationAction, args: unknown[], extra: Partial<CurationEntry> = {}): Promise<CurationEntry | undefined> => recordCuration(curation, action, args, extra);
+  // Each command resolves its subject once, before any prompt: what the user was asked about is what is recorded.
   const resolveSubject = (args: unknown[]): CurationSubject | undefined => resolveCurationSubject(args, curation.activeRollout);
-  register('coevolve.curation.accept', (...args) => record('accept', args));
-  register('coevolve.curation.reject', (...args) => record('reject', args));
-  register('coevolve.curation.clear', (...args) => record('clear', args));
-  register('coevolve.curation.label', async (...args) => {
+  const record = (subject: CurationSubject, action: CurationAction, extra: Partial<CurationEntry> = {}): Promise<CurationEntry> => recordCuration(curation, subject, action, extra);
+  const verdict = (action: CurationAction) => async (...args: unknown[]): Promise<CurationEntry | undefined> => {
+    const subject = resolveSubject(args);
+    return subject ? record(subject, action) : undefined;
+  };
+  register('coevolve.curation.accept', verdict('accept'));
+  register('coevolve.curation.reject', verdict('reject'));
+  register('coevolve.curation.clear', verdict('clear'));
+  register('coevolve.curation.label', async (...args: unknown[]) => {
     const subject = resolveSubject(args);
     if (!subject) return undefined;
     // A third argument (the viewer, tests) gives the label; otherwise pick one used before or type a new one.
-    const given = typeof args[2] === 'string' ? args[2] : undefined;
-    const label = given ?? (await pickLabel(provider));
+    const label = givenText(args) ?? (await pickLabel(provider));
     if (!label?.trim()) return undefined;
-    return record('label', [subject], { label: label.trim() });
+    return record(subject, 'label', { label: label.trim() });
   });
-  register('coevolve.curation.comment', async (...args) => {
+  register('coevolve.curation.comment', async (...args: unknown[]) => {
     const subject = resolveSubject(args);
     if (!subject) return undefined;
-    const given = typeof args[2] === 'string' ? args[2] : undefined;
-    const text = given ?? (await vscode.window.showInputBox({ title: `Comment on ${subject.target.kind} ${subject.target.id}`, prompt: 'Kept in the run\'s curation.jsonl and shown in the Dataset view', ignoreFocusOut: true }));
+    const text = givenText(args) ?? (await vscode.window.showInputBox({ title: `Comment on ${subject.target.kind} ${subject.target.id}`, prompt: 'Kept in the run\'s curation.jsonl and shown in the Dataset view', ignoreFocusOut: true }));
     if (!text?.trim()) return undefined;
-    return record('comment', [subject], { text: text.trim() });
+    return record(subject, 'comment', { text: text.trim() });
   });
-  register('coevolve.curation.state', (...args) => {
+  register('coevolve.curation.state', (...args: unknown[]) => {
     const subject = curationSubject(args[0], args[1]);
     return subject ? readCuration(subject.runDir).states.get(curationKey(subject.target)) : undefined;
   });
+}
+
+/** The label or comment text a caller passed as the third argument (runDir, rolloutId, text), if any. */
+function givenText(args: unknown[]): string | undefined {
+  return typeof args[2] === 'string' ? args[2] : undefined;
 }
 
 function author(): string {
@@ -52,10 +61,8 @@ function author(): string {
   }
 }
 
-/** Resolves the subject (asking for nothing: the command's argument or the open rollout file) and appends. */
-async function recordCuration(curation: Curation, action: CurationAction, args: unknown[], extra: Partial<CurationEntry> = {}): Promise<CurationEntry | undefined> {
-  const subject = resolveCurationSubject(args, curation.activeRollout);
-  if (!subject) return undefined;
+/** Appends one decision about a subject the command has resolved, and tells the Dataset view. */
+async function recordCuration(curation: Curation, subject: CurationSubject, action: CurationAction, extra: Partial<CurationEntry> = {}): Promise<CurationEntry> {
   const entry: CurationEntry = { at: new Date().toISOString(), target: subject.target, action, author: author(), ...extra };
   await appendCuration(subject.runDir, [entry]);
   curation.log.info(`curation: ${action} ${subject.target.kind} ${subject.target.id}${entry.label ? ` "${entry.label}"` : ''} in ${subject.runDir}`);
@@ -63,6 +70,10 @@ async function recordCuration(curation: Curation, action: CurationAction, args: 
   return entry;
 }
 
+/**
+ * What a command acts on, asking for nothing: its arguments; with none, the focused rollout viewer's rollout; else
+ * the rollout or environment file open in the editor. A warning when there is none, an error outside a run directory.
+ */
 function resolveCurationSubject(args: unknown[], activeRollout: Curation['activeRollout']): CurationSubject | undefined {
   const active = vscode.window.activeTextEditor?.document.uri;
   const shown = args.length === 0 ? activeRollout() : undefined;

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { runInit } from '../../cli/commands/init.js';
+import { commandRegistrar } from '../commandRegistrar.js';
 import type { RunCommands } from '../commands/runCommands.js';
 
 export interface GettingStarted {
@@ -50,7 +51,7 @@ export function activateGettingStarted(context: vscode.ExtensionContext, log: vs
     return vscode.Uri.joinPath(folder.uri, 'environments');
   };
 
-  const register = (id: string, fn: (...args: never[]) => unknown): void => void context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  const register = commandRegistrar(context);
   register('coevolve.init', async () => {
     try {
       return await init();

@@ -8,6 +8,7 @@ import { createRng } from '../../../src/core/ports/rng.js';
 import type { CoevolveApi } from '../../../src/extension/api.js';
 import { environmentScaffold } from '../../../src/extension/authoring/scaffolds.js';
 import type { Problem } from '../../../src/core/spec/problems.js';
+import { replaceProperty } from '../../support/replaceProperty.js';
 import { needService } from '../../support/services.js';
 
 const extensionId = 'coevolve.coevolve';
@@ -172,6 +173,120 @@ describe('authoring: completion, hover and quick fixes', () => {
     await vscode.workspace.fs.delete(typo);
   });
 });
+
+describe('authoring: Test Explorer refresh and runs that need no sandbox', () => {
+  let a: CoevolveApi;
+  const broken = (): vscode.Uri => vscode.Uri.joinPath(folder(), 'broken.env.yaml');
+  const example = (): vscode.Uri => vscode.Uri.joinPath(folder(), 'examples/log-triage.env.yaml');
+
+  /** What a refresh may change: the index's files, the broken spec's diagnostics and the test items. */
+  const snapshot = (): { files: string[]; brokenProblems: number; items: string[] } => {
+    const items: string[] = [];
+    a.authoring.tests.controller.items.forEach((i) => items.push(i.id));
+    return { files: a.authoring.live.index.fileNames(), brokenProblems: vscode.languages.getDiagnostics(broken()).length, items: items.sort() };
+  };
+
+  /** The snapshot of a whole index: a refresh test that found it emptied by the one before would prove nothing. */
+  const wholeSnapshot = (): ReturnType<typeof snapshot> => {
+    const s = snapshot();
+    assert.ok(s.files.length >= 3 && s.brokenProblems > 0 && s.items.length >= 2, `the workspace's specs are indexed: ${JSON.stringify(s)}`);
+    return s;
+  };
+
+  before(async () => {
+    a = await api();
+  });
+
+  // A failing refresh test may leave the index emptied; each test, and the suites after this one, start from it whole.
+  beforeEach(async () => {
+    await a.authoring.live.refreshAll();
+  });
+
+  after(async () => {
+    await a.authoring.live.refreshAll();
+  });
+
+  it('a refresh cancelled before it starts leaves the index, diagnostics and test items as they were', async () => {
+    const before = wholeSnapshot();
+    const source = new vscode.CancellationTokenSource();
+    source.cancel();
+    await a.authoring.tests.controller.refreshHandler!(source.token);
+    source.dispose();
+    assert.deepEqual(snapshot(), before);
+  });
+
+  it('a refresh cancelled after its first file keeps the files it had not reached', async () => {
+    const before = wholeSnapshot();
+    const source = new vscode.CancellationTokenSource();
+    const find = vscode.workspace.findFiles.bind(vscode.workspace);
+    let searches = 0;
+    const restore = replaceProperty(vscode.workspace, 'findFiles', (async (...args: Parameters<typeof find>) => {
+      searches++;
+      return cancelAfterFirst(await find(...args), source);
+    }) as typeof find);
+    try {
+      await a.authoring.tests.controller.refreshHandler!(source.token);
+    } finally {
+      restore();
+      source.dispose();
+    }
+    assert.equal(searches, 1, 'the refresh listed the spec files through the stub');
+    assert.ok(source.token.isCancellationRequested, 'the refresh went past its first file');
+    assert.deepEqual(snapshot(), before);
+  });
+
+  it('runs no excluded item and names none among the finished', async () => {
+    await a.authoring.live.ensure(broken());
+    await a.authoring.live.ensure(example());
+    const item = (uri: vscode.Uri): vscode.TestItem => a.authoring.tests.controller.items.get(uri.toString())!;
+    const finished: string[] = [];
+    const sub = a.authoring.tests.onDidFinish((uris) => finished.push(...uris.map(String)));
+    const request = new vscode.TestRunRequest([item(broken()), item(example())], [item(example())]);
+    const results = await a.authoring.tests.runRequest(request).finally(() => sub.dispose());
+    // The broken spec fails on its own text, without a sandbox; the excluded example is not touched.
+    assert.deepEqual([...results], [[broken().toString(), 'failed']]);
+    assert.deepEqual(finished, [broken().toString()]);
+    assert.equal(a.authoring.tests.lastOutcome(example()), undefined);
+  });
+
+  it('disposes the cancellation source it makes for a run given no token', async () => {
+    // The API object the extension reads `vscode` from, not this bundle's namespace wrapper of it.
+    const host = require('vscode') as typeof vscode;
+    const made: { disposed: boolean }[] = [];
+    class CountingSource extends host.CancellationTokenSource {
+      disposed = false;
+      constructor() {
+        super();
+        made.push(this);
+      }
+      override dispose(): void {
+        this.disposed = true;
+        super.dispose();
+      }
+    }
+    const restore = replaceProperty(host, 'CancellationTokenSource', CountingSource);
+    try {
+      const results = await a.authoring.tests.run([broken()]);
+      assert.equal(results.get(broken().toString()), 'failed');
+    } finally {
+      restore();
+    }
+    assert.ok(made.length >= 1, 'the run made a cancellation source');
+    assert.deepEqual(made.map((s) => s.disposed), made.map(() => true), 'every source it made was disposed');
+  });
+});
+
+/** The list, cancelling `source` once the refresh asks for the entry after the first: it reaches the first only. */
+function cancelAfterFirst<T>(list: T[], source: vscode.CancellationTokenSource): T[] {
+  const out = [...list];
+  (out as { [Symbol.iterator]: () => Iterator<T> })[Symbol.iterator] = function* () {
+    for (const [i, x] of list.entries()) {
+      if (i === 1) source.cancel();
+      yield x;
+    }
+  };
+  return out;
+}
 
 describe('authoring: Testing API', () => {
   before(async function () {

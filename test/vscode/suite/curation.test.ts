@@ -6,6 +6,7 @@ import type { CoevolveApi } from '../../../src/extension/api.js';
 import { noFilters } from '../../../src/viewdata/datasetItems.js';
 import { openRun } from '../../../src/store/runReader.js';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { replaceProperty } from '../../support/replaceProperty.js';
 
 async function api(): Promise<CoevolveApi> {
   const ext = vscode.extensions.getExtension<CoevolveApi>('coevolve.coevolve');
@@ -116,4 +117,63 @@ describe('datasets: curation commands, Dataset view and export', () => {
     panel.dispose();
   });
 
+  it('Label and Comment from the palette record the rollout shown when invoked, though the viewer changed during the prompt', async function () {
+    this.timeout(30_000);
+    const { editor } = await api();
+    const [first, second] = [...openRun(runDir).rollouts.values()].map((r) => ({ runDir, generation: r.generation, rolloutId: r.id }));
+    const focus = async (ref: typeof first): Promise<vscode.WebviewPanel> => {
+      const panel = editor.rolloutPanels.show(ref!);
+      const deadline = Date.now() + 10_000;
+      while (!panel.active && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(panel.active, `the viewer of ${ref!.rolloutId} has the focus`);
+      return panel;
+    };
+    const panels = [await focus(first)];
+    // Each prompt moves the focus to another rollout's viewer before it is answered. The label prompt is an input
+    // box or, when labels were used before, a quick pick: both give the next answer.
+    const answers = ['noted while the other viewer had the focus', 'picked-while-elsewhere'];
+    const answer = async (): Promise<string> => {
+      panels.push(await focus(second));
+      return answers.shift()!;
+    };
+    const restoreInput = replaceProperty(vscode.window, 'showInputBox', answer as typeof vscode.window.showInputBox);
+    const restorePick = replaceProperty(vscode.window, 'createQuickPick', (() => fakeQuickPick(answer)) as typeof vscode.window.createQuickPick);
+    try {
+      await vscode.commands.executeCommand('coevolve.curation.comment');
+      panels.push(await focus(first));
+      await vscode.commands.executeCommand('coevolve.curation.label');
+    } finally {
+      restoreInput();
+      restorePick();
+      for (const p of new Set(panels)) p.dispose();
+    }
+    const [comment, label] = curationLines(runDir).slice(-2);
+    assert.deepEqual([comment!.action, comment!.target, comment!.text], ['comment', { kind: 'rollout', id: first!.rolloutId }, 'noted while the other viewer had the focus']);
+    assert.deepEqual([label!.action, label!.target, label!.label], ['label', { kind: 'rollout', id: first!.rolloutId }, 'picked-while-elsewhere']);
+  });
+
 });
+
+/**
+ * A quick pick that, once shown, runs `answer` and accepts what it returns as typed text (the label prompt offers the
+ * labels used before; a typed one is taken as is).
+ */
+function fakeQuickPick(answer: () => Promise<string>): vscode.QuickPick<vscode.QuickPickItem> {
+  const accepted = new vscode.EventEmitter<void>();
+  const hidden = new vscode.EventEmitter<void>();
+  const pick = {
+    title: '', placeholder: '', items: [] as vscode.QuickPickItem[], selectedItems: [] as vscode.QuickPickItem[], value: '',
+    onDidAccept: accepted.event,
+    onDidHide: hidden.event,
+    show: () => void answer().then((text) => {
+      pick.value = text;
+      accepted.fire();
+    }),
+    hide: () => hidden.fire(),
+    dispose: () => {
+      accepted.dispose();
+      hidden.dispose();
+    },
+  };
+  return pick as unknown as vscode.QuickPick<vscode.QuickPickItem>;
+}
