@@ -162,7 +162,7 @@ async function ensureTaskImage(env: EnvironmentSpec, cwd: string, docker: Docker
 export function registerCheckCommand(program: Command): void {
   program
     .command('check')
-    .description('validate environments in their sandbox: the oracle must pass and an empty agent must fail (specs, Harbor or Terminal-Bench 1 task folders, or folders of them; task images are built first)')
+    .description('Validate environments in their sandbox: the oracle must pass and an empty agent must fail (specs, Harbor or Terminal-Bench 1 task folders, or folders of them; task images are built first).')
     .argument('<sources...>', 'environment specs (*.env.yaml) or task folders')
     .option('--backend <name>', 'auto, docker, bwrap or process', 'auto')
     .option('--json', 'print the results as JSON')

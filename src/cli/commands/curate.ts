@@ -87,12 +87,12 @@ export function runCurateShow(runDir: string, cli: CurateCliOptions, output: Com
 }
 
 export function registerCurateCommand(program: Command): void {
-  const curate = program.command('curate').description('accept / reject / label / comment rollouts and environments of a run (append-only curation.jsonl)');
+  const curate = program.command('curate').description('Accept, reject, label or comment rollouts and environments of a run (append-only curation.jsonl).');
   const kind = () => new Option('--kind <kind>', 'what the ids name, when an id is both').choices(['rollout', 'environment']);
   for (const action of ['accept', 'reject', 'clear'] as const) {
     curate
       .command(action)
-      .description(`${action === 'clear' ? 'withdraw the accept / reject decision on' : action} rollouts or environments`)
+      .description(`${action === 'clear' ? 'Withdraw the accept / reject decision on' : action === 'accept' ? 'Accept' : 'Reject'} rollouts or environments.`)
       .argument('<runDir>', 'run directory')
       .argument('[ids...]', 'rollout or environment ids')
       .addOption(kind())
@@ -105,7 +105,7 @@ export function registerCurateCommand(program: Command): void {
   }
   curate
     .command('label')
-    .description('add a label (or remove it with --remove)')
+    .description('Add a label (or remove it with --remove).')
     .argument('<runDir>', 'run directory')
     .argument('<label>', 'the label, e.g. gold or needs-review')
     .argument('[ids...]', 'rollout or environment ids')
@@ -118,7 +118,7 @@ export function registerCurateCommand(program: Command): void {
     });
   curate
     .command('comment')
-    .description('add a comment to one rollout or environment')
+    .description('Add a comment to one rollout or environment.')
     .argument('<runDir>', 'run directory')
     .argument('<id>', 'rollout or environment id')
     .argument('<text...>', 'the comment')
@@ -129,7 +129,7 @@ export function registerCurateCommand(program: Command): void {
     });
   curate
     .command('show')
-    .description('list the curation state of a run')
+    .description('List the curation state of a run.')
     .argument('<runDir>', 'run directory')
     .option('--json', 'print as JSON')
     .action((runDir: string, opts: CurateCliOptions) => {

@@ -96,7 +96,7 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 export function registerExportCommand(program: Command): void {
   program
     .command('export')
-    .description('export a run as a dataset: chat JSONL (SFT/RL), ATIF trajectories or Harbor task folders, with splits by lineage and a dataset card')
+    .description('Export a run as a dataset: chat JSONL (SFT/RL), ATIF trajectories or Harbor task folders, with splits by lineage and a dataset card.')
     .argument('<runDir>', 'run directory (runs/<name>-<timestamp>)')
     .addOption(new Option('--format <format>', 'output format').choices(exportFormats).makeOptionMandatory())
     .requiredOption('--out <dir>', 'output folder (created; must be empty unless --force)')

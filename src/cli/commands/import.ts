@@ -64,10 +64,10 @@ export function runImportTau2(files: string[], cli: ImportCliOptions, output: Co
 }
 
 export function registerImportCommand(program: Command): void {
-  const imp = program.command('import').description('import tasks from other suites as Coevolve specs (a report says what could not be mapped)');
+  const imp = program.command('import').description('Import tasks from other suites as Coevolve specs (a report says what could not be mapped).');
   imp
     .command('harbor')
-    .description('Harbor / Terminal-Bench 2.x task folders (or folders of them) -> *.env.yaml environment specs')
+    .description('Harbor / Terminal-Bench 2.x task folders (or folders of them) -> *.env.yaml environment specs.')
     .argument('<dirs...>', 'task folders, or dataset folders holding task folders')
     .option('--out <dir>', 'where to write the specs', '.')
     .option('--license <id>', 'license of the source suite, recorded in provenance')
@@ -80,7 +80,7 @@ export function registerImportCommand(program: Command): void {
   imp
     .command('terminal-bench-1')
     .alias('tb1')
-    .description('Terminal-Bench 1 task folders (task.yaml, Dockerfile, run-tests.sh, solution.sh|yaml, tests/) -> Harbor task folders -> *.env.yaml')
+    .description('Terminal-Bench 1 task folders (task.yaml, Dockerfile, run-tests.sh, solution.sh|yaml, tests/) -> Harbor task folders -> *.env.yaml.')
     .argument('<dirs...>', 'task folders, or folders holding task folders')
     .option('--out <dir>', 'where to write the specs', '.')
     .option('--harbor-out <dir>', 'where to write the converted Harbor task folders (default <out>/harbor-tasks)')
@@ -93,7 +93,7 @@ export function registerImportCommand(program: Command): void {
     });
   imp
     .command('tau2')
-    .description('tau2-bench task files -> *.user.yaml simulated-user profiles')
+    .description('tau2-bench task files -> *.user.yaml simulated-user profiles.')
     .argument('<files...>', 'tasks JSON files (a list of tasks, or one task per file)')
     .option('--out <dir>', 'where to write the profiles', '.')
     .option('--domain <name>', 'domain when the tasks do not name one (default: the file\'s folder name)')

@@ -57,7 +57,7 @@ export function runInit(dir: string | undefined, output: CommandOutput = { out: 
 export function registerInitCommand(program: Command): void {
   program
     .command('init')
-    .description('scaffold a workspace: example environment, user and run specs with their JSON Schemas in <dir>/environments')
+    .description('Scaffold a workspace: example environment, user and run specs with their JSON Schemas in <dir>/environments.')
     .argument('[dir]', 'workspace folder', '.')
     .action((dir: string) => {
       process.exitCode = runInit(dir);

@@ -41,7 +41,7 @@ export function runSchema(options: SchemaOptions, output: CommandOutput = { out:
 export function registerSchemaCommand(program: Command): void {
   program
     .command('schema')
-    .description('write the JSON Schemas of the spec formats (for editor completion and validation) and of the metrics and eval results Coevolve writes')
+    .description('Write the JSON Schemas of the spec formats (for editor completion and validation) and of the metrics and eval results Coevolve writes.')
     .option('--out <dir>', 'folder to write them to', defaultSchemaDir)
     .option('--check', 'write nothing; exit 1 if a schema file is missing or stale')
     .action((options: SchemaOptions) => {

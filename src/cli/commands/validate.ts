@@ -56,7 +56,7 @@ function plural(n: number, word: string): string {
 export function registerValidateCommand(program: Command): void {
   program
     .command('validate')
-    .description('check environment, user, agent and run specs (files, or folders searched for *.env.yaml, *.user.yaml, *.agent.yaml, *.run.yaml)')
+    .description('Check environment, user, agent and run specs (files, or folders searched for *.env.yaml, *.user.yaml, *.agent.yaml, *.run.yaml).')
     .argument('<paths...>', 'spec files or folders')
     .option('--json', 'print the problems as a JSON array of {file, line, column, endLine, endColumn, severity, message, path}')
     .action(async (paths: string[], options: ValidateOptions) => {

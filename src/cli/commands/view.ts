@@ -44,7 +44,7 @@ export async function runView(sources: string[], o: ViewCliOptions): Promise<voi
 export function registerViewCommand(program: Command): void {
   program
     .command('view')
-    .description('open runs in a browser (live while they run), or write them as a static site with --bundle')
+    .description('Open runs in a browser (live while they run), or write them as a static site with --bundle.')
     .argument('[runsDir...]', 'run directories or folders of runs (default: runs)')
     .option('--port <n>', 'port to listen on (0: any free port)', '8765')
     .option('--host <address>', 'address to bind; anything but loopback requires the access token printed at start', '127.0.0.1')

@@ -285,8 +285,8 @@ async function pairingOf(ctx: ChildContext, envId: string, userId: string, predi
 function knownEnvironment(archive: Archive, child: EnvironmentSpec, fingerprints: ReadonlySet<string>): EnvironmentSpec | undefined {
   const same = archive.envs.get(child.id);
   if (same) return same;
-  if (!fingerprints.has(environmentFingerprint(child))) return undefined;
   const fp = environmentFingerprint(child);
+  if (!fingerprints.has(fp)) return undefined;
   return [...archive.envs.values()].find((e) => environmentFingerprint(e) === fp);
 }
 

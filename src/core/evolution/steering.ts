@@ -28,7 +28,7 @@ export interface SteeringInput {
   excludedEnvs: Set<string>;
   fit: RaschFit;
   agentId: string;
-  /** Posterior mean success of each active pair, for the niche order. */
+  /** Whether an active pair's posterior mean success is in the band (niches with fewer in-band pairs go first). */
   inBand: (pair: PairEntry) => boolean;
   userRoot: (userId: string) => string;
   envMoves: (env: EnvironmentSpec) => DesignMove[];
@@ -174,7 +174,8 @@ function fresh(choice: Choice, c: ChildPlan): boolean {
 function take(choice: Choice, byNiche: Map<string, Candidate[]>, c: Candidate): void {
   const list = byNiche.get(c.niche)!;
   list.splice(list.indexOf(c), 1);
-  const { key: _key, ...plan } = c;
+  // The key and the user candidate's predicted drop only order candidates here; the plan leaves without them.
+  const { key: _key, drop: _drop, ...plan } = c;
   choice.chosen.push(plan);
   const r = resultOf(plan);
   if (r) choice.usedResults.add(r);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import { throwIfCancelled } from '../../core/ports/cancellation.js';
-import { SandboxHostLostError, SandboxImageMissingError, verifierPaths } from '../../core/ports/sandbox.js';
+import { SandboxHostLostError, SandboxImageMissingError } from '../../core/ports/sandbox.js';
 import type { Sandbox, SandboxBackend, SandboxRequest } from '../../core/ports/sandbox.js';
 import { runSetup } from '../setup.js';
 import { describeDockerHost, dockerFromUrl, isConnectionError } from './connect.js';
@@ -12,7 +12,8 @@ import { agentUid } from './tarFiles.js';
 import { readImageWorkdir, type ImageWorkdirFiles } from './imageWorkdir.js';
 import { seedWorkspaceInside } from '../verification/inSandboxFiles.js';
 import { channelBinary } from '../channel/binary.js';
-import { channelDir, channelPath, injectChannel, startDockerChannel } from './dockerChannel.js';
+import { injectChannel, startDockerChannel } from './dockerChannel.js';
+import { containerSpec } from './containerSpec.js';
 import type { DockerChannels } from './dockerChannel.js';
 import type { ChannelClient } from '../channel/client.js';
 
@@ -97,50 +98,7 @@ export class DockerBackend implements SandboxBackend {
       });
       const binary = await this.channelBinaryOrWarn();
       const create = (bind: boolean): Promise<Docker.Container> =>
-        this.docker.createContainer({
-          name: id,
-          Image: shape.image,
-          Entrypoint: ['sleep'],
-          Cmd: ['2147483647'],
-          // Root here so that root execs get the capabilities below: Docker gives an exec the capability sets
-          // of the container's own user. Agent commands set their user per exec and get none.
-          User: '0:0',
-          WorkingDir: shape.workdir,
-          Env: Object.entries(shape.env).map(([k, v]) => `${k}=${v}`),
-          Labels: allLabels,
-          NetworkDisabled: true,
-          StopTimeout: 1,
-          HostConfig: {
-            Init: true,
-            NetworkMode: 'none',
-            // A root agent (Harbor's model, `sandbox.agentUser: root`) gets a writable root, as Harbor's containers have.
-            ReadonlyRootfs: shape.agentUser !== 'root',
-            // /tests and /logs/verifier: empty and root-owned while the agent runs (the trust rule's I1).
-            Tmpfs: {
-              '/tmp': `rw,nosuid,nodev,size=${limits.diskMb}m,mode=1777`,
-              [verifierPaths.tests]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755`,
-              [verifierPaths.logs]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755`,
-              // Harbor's agent-side folders: the agent's to write, collected into the rollout record after it ends.
-              [verifierPaths.agentLogs]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755,uid=${agentUid},gid=${agentUid}`,
-              [verifierPaths.artifacts]: `rw,nosuid,nodev,size=${limits.diskMb}m,mode=0755,uid=${agentUid},gid=${agentUid}`,
-              // The command channel's supervisor: root-only, so the agent cannot even list it.
-              [channelDir]: 'rw,exec,nosuid,nodev,size=4m,mode=0700',
-            },
-            // putArchive works into a volume under a read-only root; into a tmpfs it silently writes underneath.
-            Mounts: [{ Type: 'volume', Source: id, Target: shape.workdir }, ...(binary && bind ? [{ Type: 'bind' as const, Source: binary, Target: channelPath, ReadOnly: true }] : [])],
-            CapDrop: ['ALL'],
-            // Root (setup, verifier) must write and chown agent files and kill timed-out commands; the agent runs as
-            // 65534 with no-new-privileges, so these never reach it. SETUID/SETGID: the agent channel's supervisor
-            // (root) switches each agent command to 65534 itself.
-            CapAdd: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETUID', 'SETGID'],
-            SecurityOpt: ['no-new-privileges'],
-            Memory: limits.memoryMb * 1024 * 1024,
-            MemorySwap: limits.memoryMb * 1024 * 1024,
-            PidsLimit: limits.pids,
-            NanoCpus: Math.round(limits.cpus * 1e9),
-            ...(this.options.ulimits ? { Ulimits: this.options.ulimits } : {}),
-          },
-        });
+        this.docker.createContainer(containerSpec({ id, shape, labels: allLabels, channelBinary: binary && bind ? binary : undefined, ...(this.options.ulimits ? { ulimits: this.options.ulimits } : {}) }));
       let container: Docker.Container;
       try {
         try {

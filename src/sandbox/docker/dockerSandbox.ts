@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
@@ -7,15 +6,15 @@ import type { Cancellation } from '../../core/ports/cancellation.js';
 import { SandboxFaultError, SandboxHostLostError, verifierPaths } from '../../core/ports/sandbox.js';
 import type { CollectedLogs, Command, ExecOptions, ExecResult, Sandbox, TransferReport, WorkspaceArchive } from '../../core/ports/sandbox.js';
 import type { SandboxFile } from '../../core/spec/environment.js';
-import { commandArgv, roleOf } from '../commandArgv.js';
-import { CappedOutput, floodLimit } from '../outputCap.js';
+import { roleOf } from '../commandArgv.js';
+import { CappedOutput } from '../outputCap.js';
 import { isConnectionError } from './connect.js';
 import type { SandboxShape } from './dockerBackend.js';
 import { collectLogsInside, exportWorkspaceInside, getFileInside, importWorkspaceInside, putFilesInside, resetVerifierDirsInside, sweepWorkspaceInside } from '../verification/inSandboxFiles.js';
 import type { ByteExec, ExecResultWithBytes } from '../verification/inSandboxFiles.js';
 import { agentUid } from './tarFiles.js';
 import type { ChannelClient } from '../channel/client.js';
-import { startExec } from './execStart.js';
+import { drainPerCommandExec, killGroupScript, openPerCommandExec, perCommandPlan, perCommandResult } from './perCommandExec.js';
 import { endAgentOnChannel, execOnChannel, sandboxCwd } from '../channel/channelExec.js';
 import type { SandboxChannels } from '../channel/channelExec.js';
 import { firstFingerprint, scrubContainer } from './recycle.js';
@@ -28,23 +27,6 @@ class PingTimeout extends Error {}
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new PingTimeout(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
-}
-
-/** How long after the deadline the host kills a command itself, when the in-container `timeout` did not. */
-const hostKillGraceMs = 1000;
-/** How long a killed command's stream may take to end before the container is removed to end it. */
-const removeGraceMs = 3000;
-
-/**
- * Docker has no API to kill an exec. Each command therefore runs under the image's `timeout` (when it has one) and
- * records its pid, which is also its process group and session: every exec is a session leader. The host kills
- * the group from a second exec when the deadline passes, on a flood or on cancellation, and removes the container
- * as the last resort when even that does not end the command.
- */
-function wrapperScript(pidFile: string, timeoutSec: number): string {
-  // exec, not a child: one process fewer per command, and the pid stays the session's. The command is the argv
-  // after the script ("$@"), never pasted into it.
-  return `echo $$ >${pidFile} 2>/dev/null; if command -v timeout >/dev/null 2>&1; then exec timeout -s KILL ${timeoutSec} "$@"; else exec "$@"; fi`;
 }
 
 /** Builtins only (no fork), so the check itself adds no process of the agent user. */
@@ -220,106 +202,23 @@ export class DockerSandbox implements Sandbox, ByteExec {
   async execPerCommand(command: Command, options: ExecOptions = {}): Promise<ExecResultWithBytes> {
     this.ensureUsable();
     const started = performance.now();
-    const { limits } = this.shape;
-    const timeoutMs = options.timeoutMs ?? limits.commandTimeoutSec * 1000;
-    const maxOutputBytes = options.maxOutputBytes ?? limits.maxOutputBytes;
-    const timeoutSec = Math.max(1, Math.ceil(timeoutMs / 1000));
-    const pidFile = `/tmp/.coevolve-exec-${randomBytes(6).toString('hex')}`;
-    const hasStdin = options.stdin !== undefined;
+    const plan = perCommandPlan(this.shape.limits, options);
     const user = roleOf(options) === 'agent' ? this.agentUser : '0:0';
-
-    let exec: Docker.Exec;
-    let stream: Duplex;
+    let opened: { exec: Docker.Exec; stream: Duplex };
     try {
-      exec = await this.container.exec({
-        Cmd: ['sh', '-c', wrapperScript(pidFile, timeoutSec), 'sh', ...commandArgv(command)],
-        AttachStdout: true,
-        AttachStderr: true,
-        AttachStdin: hasStdin,
-        Tty: false,
-        User: user,
-        WorkingDir: sandboxCwd(this.shape.workdir, options.cwd),
-        Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
-      });
-      stream = await startExec(exec, { stdin: hasStdin });
+      opened = await openPerCommandExec(this.container, command, options, { plan, user, workingDir: sandboxCwd(this.shape.workdir, options.cwd) });
     } catch (err) {
       throw this.classify(err);
     }
-
-    const stdout = new CappedOutput(maxOutputBytes);
-    const stderr = new CappedOutput(maxOutputBytes);
-    const flood = floodLimit(maxOutputBytes);
-    let flooded = false;
-    let hostTimedOut = false;
-    let cancelled = false;
-    let killing = false;
-    const timers: NodeJS.Timeout[] = [];
-
-    const kill = (): void => {
-      if (killing) return;
-      killing = true;
-      this.run(`p=$(cat ${pidFile} 2>/dev/null) && kill -9 -$p 2>/dev/null; kill -9 $p 2>/dev/null; true`).catch(() => undefined);
-      timers.push(setTimeout(() => {
-        // The command escaped its session (setsid) and still holds the stream: end it with the container.
-        this.lost = new Error(`sandbox ${this.id} was removed because a command could not be stopped any other way`);
-        stream.destroy();
-        this.stop().catch(() => undefined);
-      }, removeGraceMs));
-    };
-    const sink = (out: CappedOutput): Writable =>
-      new Writable({
-        write(chunk: Buffer, _enc, done): void {
-          out.push(chunk);
-          if (!flooded && stdout.total + stderr.total > flood) {
-            flooded = true;
-            kill();
-          }
-          done();
-        },
-      });
-    const onAbort = (): void => {
-      cancelled = true;
-      kill();
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    timers.push(setTimeout(() => {
-      hostTimedOut = true;
-      kill();
-    }, Math.max(timeoutMs, timeoutSec * 1000) + hostKillGraceMs));
-
-    try {
-      await new Promise<void>((resolve, reject) => {
-        this.docker.modem.demuxStream(stream, sink(stdout), sink(stderr));
-        stream.once('end', () => resolve());
-        stream.once('close', () => resolve());
-        stream.once('error', (err) => reject(err));
-        if (hasStdin) stream.end(options.stdin);
-      });
-    } catch (err) {
-      if (!killing) throw this.classify(err);
-    } finally {
-      for (const t of timers) clearTimeout(t);
-      options.signal?.removeEventListener('abort', onAbort);
-    }
-    if (cancelled) throw new CancelledError('command cancelled');
+    const drained = await drainPerCommandExec(this.docker.modem, opened.stream, plan, options, {
+      killGroup: () => void this.run(killGroupScript(plan.pidFile)).catch(() => undefined),
+      removeContainer: () => this.removeAsLastResort(),
+    });
+    if (drained.error !== undefined) throw this.classify(drained.error);
+    if (drained.cancelled) throw new CancelledError('command cancelled');
     if (this.lost) throw this.lost;
-
-    const exitCode = await this.exitCodeOf(exec);
-    const durationMs = Math.round(performance.now() - started);
-    const timedOut = hostTimedOut || ((exitCode === 137 || exitCode === 124) && durationMs >= timeoutMs);
-    let err = stderr.text();
-    if (flooded) err += `\n[coevolve: command stopped after writing more than ${flood} bytes]\n`;
-    return {
-      stdout: stdout.text(),
-      stdoutBytes: stdout.bytes(),
-      stderr: err,
-      exitCode: timedOut ? 124 : exitCode,
-      timedOut,
-      truncated: stdout.truncated || stderr.truncated || flooded,
-      durationMs,
-      via: 'exec',
-      shell: 'stateless',
-    };
+    const exitCode = await this.exitCodeOf(opened.exec);
+    return perCommandResult(drained, exitCode, Math.round(performance.now() - started), plan.timeoutMs);
   }
 
   private viaChannel(command: Command, options: ExecOptions): Promise<ExecResultWithBytes> {

@@ -269,6 +269,49 @@ describe('command channel fallback on docker', function () {
       await backend.dispose();
     }
   });
+
+  // The per-command path has no supervisor: the host kills the command's session from a second exec, and removes the
+  // container when a command escaped its session and still holds the stream.
+  describe('one docker exec per command, against the agent', () => {
+    let backend: DockerBackend;
+    let box: Sandbox;
+    beforeEach(async () => {
+      backend = new DockerBackend({ labels: testLabels, channel: false });
+      box = await backend.start(requestFor({ limits: limitsSchema.parse({ commandTimeoutSec: 10, maxOutputBytes: 4096 }) }));
+    });
+    afterEach(async () => {
+      await box.stop();
+      await backend.dispose();
+    });
+    it('a time-out ends the command with exit 124', async () => {
+      const r = await box.exec(`sleep ${marker}`, { timeoutMs: 1000 });
+      assert.deepEqual([r.via, r.timedOut, r.exitCode], ['exec', true, 124]);
+      assert.equal((await box.exec(`ps -o args | grep -c "[s]leep ${marker}" || true`, { as: 'setup' })).stdout.trim(), '0');
+    });
+    it('a flood is stopped, capped and said', async () => {
+      const r = await box.exec('yes flood');
+      assert.equal(r.truncated, true);
+      assert.ok(r.stdout.length < 4096 + 200, `kept ${r.stdout.length} bytes`);
+      assert.match(r.stderr, /command stopped after writing more than \d+ bytes/);
+    });
+    it('cancellation mid-command ends it and the sandbox goes on', async () => {
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 300);
+      await assert.rejects(box.exec(`sleep ${marker}`, { signal: ac.signal }), /cancelled/);
+      assert.equal((await box.exec('echo on')).stdout, 'on\n');
+    });
+    it('a time-out returns even when a setsid escape holds stdout, and ending the agent ends the escape', async () => {
+      // The group kill misses a process in a session of its own; the daemon ends the stream once the exec's own
+      // process is gone. Unlike the channel, this path leaves the escape running until the agent's processes are
+      // ended, which the engine does before any verifier runs (the trust rule).
+      const r = await box.exec(`setsid sleep ${marker} & sleep ${marker}`, { timeoutMs: 1000 });
+      assert.deepEqual([r.timedOut, r.exitCode], [true, 124]);
+      const count = async (): Promise<string> => (await box.exec(`ps -o args | grep -c "[s]leep ${marker}" || true`, { as: 'setup' })).stdout.trim();
+      assert.equal(await count(), '1', 'the escape outlives its command on this path');
+      await box.endAgentProcesses();
+      assert.equal(await count(), '0');
+    });
+  });
 });
 
 // A rollout of an environment with `sandbox.shell: session`: the real LLM agent over the loopback model server runs
