@@ -66,6 +66,8 @@ function copyAssets() {
   const codicons = 'node_modules/@vscode/codicons/dist';
   for (const f of ['codicon.css', 'codicon.ttf']) cpSync(join(codicons, f), join('dist/webview', f));
   cpSync('src/webview/browser/theme.css', 'dist/webview/theme.css');
+  // The browser pages' icon (the extension's own), so a browser does not ask for /favicon.ico and log a 404.
+  cpSync('media/coevolve.svg', 'dist/webview/coevolve.svg');
   // The command channel's supervisor and its per-command init ship as source; each machine compiles them with its
   // own gcc (channel/binary.ts).
   mkdirSync('dist/channel', { recursive: true });

@@ -3,7 +3,7 @@ import { extname, join } from 'node:path';
 import { staticChunkImports } from '../webview/chunkImports.js';
 
 const types: Record<string, string> = {
-  '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.ttf': 'font/ttf', '.map': 'application/json',
+  '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.ttf': 'font/ttf', '.map': 'application/json', '.svg': 'image/svg+xml',
 };
 
 export interface Asset {

@@ -45,6 +45,7 @@ export function browserPageHtml(file: string, host: 'http' | 'static', commands:
     <meta name="coevolve-host" content="${host}">
     <meta name="coevolve-page" content="${p.page}">
     <meta name="coevolve-commands" content="${escapeAttr(commands.join(' '))}">
+    <link rel="icon" type="image/svg+xml" href="assets/coevolve.svg">
     ${styles}
     <script type="module" src="assets/hostNav.js"></script>
     <script type="module" src="assets/${escapeAttr(p.script)}"></script>

@@ -65,6 +65,11 @@ describe('coevolve view server: the boundary', function () {
     const chunks = [...(await send(loop.port, `/dashboard.html?run=${runKey}`)).body.matchAll(/<link rel="modulepreload" href="assets\/([^"]+)">/g)].map((m) => m[1]);
     assert.ok(chunks.length > 0, 'the dashboard page names its chunks');
     for (const c of chunks) assert.equal((await send(loop.port, `/assets/${c}`)).status, 200, `${c} is served`);
+    // Every page names its icon, and it is served: a browser otherwise asks for /favicon.ico and logs a 404 each time.
+    const icon = /<link rel="icon" type="image\/svg\+xml" href="(assets\/[^"]+)">/.exec(page.body)?.[1];
+    assert.ok(icon, 'the page names its icon');
+    const served = await send(loop.port, `/${icon}`);
+    assert.deepEqual([served.status, served.headers['content-type']], [200, 'image/svg+xml']);
     const list = JSON.parse((await rpc(loop.port, { kind: 'request', id: 1, method: 'runs/list', params: {} })).body);
     assert.ok(list.ok && list.result.some((r: { runDir: string }) => r.runDir === runKey));
   });
