@@ -45,8 +45,8 @@ export interface AtifTrajectory {
   extra?: { coevolve: CoevolveExtra } | Record<string, unknown>;
 }
 
-/** What a trajectory's `extra.coevolve` holds beside the metadata every export carries. */
-type CoevolveExtra = RolloutMetadata & { verifier?: unknown; user_rating?: unknown; truncation_reason?: string; unfinished?: { step: string; reason: string; note: string }; error?: string };
+/** What a trajectory's `extra.coevolve` holds beside the metadata every export carries (the ending included). */
+type CoevolveExtra = RolloutMetadata & { verifier?: unknown; user_rating?: unknown; error?: string };
 
 /** The label convention of built-in roles ("built-in heuristic agent (not an LLM)"). */
 const isBuiltin = (label: string): boolean => /\(not an LLM\)/.test(label);
@@ -75,9 +75,6 @@ export function toAtifTrajectory(r: RolloutRecord, metadata: RolloutMetadata): A
   const coevolve: CoevolveExtra = { ...metadata };
   if (r.verifier) coevolve.verifier = { exit_code: r.verifier.exitCode, reward: r.verifier.reward, detail: r.verifier.detail, timed_out: r.verifier.timedOut, duration_ms: r.verifier.durationMs };
   if (r.userRating) coevolve.user_rating = { goal_met: r.userRating.goalMet, satisfaction: r.userRating.satisfaction, reason: r.userRating.reason, stop_reason: r.userRating.stopReason };
-  if (r.truncationReason) coevolve.truncation_reason = r.truncationReason;
-  // A step after the episode that did not finish (no rating, say): a trainer should know the reward lacks it.
-  if (r.unfinished) coevolve.unfinished = { step: r.unfinished.step, reason: r.unfinished.reason, note: r.unfinished.note };
   if (r.error) coevolve.error = r.error;
   const out: AtifTrajectory = {
     schema_version: atifSchemaVersion,

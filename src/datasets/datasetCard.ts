@@ -65,6 +65,30 @@ function leftOutSection(c: DatasetCardInput, unit: string): string[] {
   return lines;
 }
 
+/** Exported rollouts by how they ended beyond `status`: truncation reason, and `step: reason` of an unfinished step. */
+export interface EndingCounts {
+  truncated: Record<string, number>;
+  unfinished: Record<string, number>;
+}
+
+/**
+ * Where a rollout's ending is, beyond `status`, with counts; nothing when no exported rollout has a truncation
+ * reason or an unfinished step, so the card of an older run (or a run without either) reads as before.
+ */
+export function endingsCardSection(format: 'chat-jsonl' | 'atif', c: EndingCounts): string[] {
+  const truncated = byCount(c.truncated);
+  const unfinished = byCount(c.unfinished);
+  if (truncated.length === 0 && unfinished.length === 0) return [];
+  const at = format === 'atif' ? 'extra.coevolve' : 'metadata';
+  const lines = ['## How rollouts ended', ''];
+  lines.push(`\`${at}.status\` is \`terminated\` (submitted, or the user stopped), \`truncated\` or \`error\`. A truncated rollout names what ended it in \`${at}.truncation_reason\` (\`turns\`, \`tokens\`, \`wall_clock\`: the run's budgets; \`agent_timeout\`: the environment's own agent timeout, after which the verifier still judged what the agent left; \`context\`: the conversation no longer fit the model's context window).`);
+  if (truncated.length > 0) lines.push('', ...truncated.map(([why, n]) => `- ${n}: ${why}`));
+  lines.push('', `\`${at}.unfinished\` (\`{step, reason, note}\`) names a step after the agent's episode that did not finish (verification, the user's rating or the judge's tags): the reward lacks what it would have given (no verifier outcome counts as reward 0, no rating as the goal not met, no tags as rubric 0), while \`status\` still says how the episode ended.`);
+  if (unfinished.length > 0) lines.push('', ...unfinished.map(([what, n]) => `- ${n}: ${what}`));
+  lines.push('');
+  return lines;
+}
+
 /** The hub's size buckets. */
 function sizeCategory(n: number): string {
   const buckets: [number, string][] = [[1e3, 'n<1K'], [1e4, '1K<n<10K'], [1e5, '10K<n<100K'], [1e6, '100K<n<1M'], [1e7, '1M<n<10M']];

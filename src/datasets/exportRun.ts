@@ -10,11 +10,11 @@ import { toAtifTrajectory } from './atifExport.js';
 import { toChatJsonl } from './chatJsonl.js';
 import { TokenExport, withAtifTokens } from './tokenExport.js';
 import { contentHash } from './contentHash.js';
-import { renderDatasetCard, type ExportFormat } from './datasetCard.js';
+import { endingsCardSection, renderDatasetCard, type EndingCounts, type ExportFormat } from './datasetCard.js';
 import { renderHarborTask, type HarborTaskOptions, type TaskFile } from './harborTask.js';
 import { lineageRoot } from './lineage.js';
 import { folderPathsProblem, outputPathProblem } from './outPaths.js';
-import { rolloutContent, rolloutMetadata } from './rolloutMetadata.js';
+import { rolloutContent, rolloutMetadata, type RolloutMetadata } from './rolloutMetadata.js';
 import { openRunSource, type RunSource } from './runSource.js';
 import { countsTowardEnvironment, defaultExclusion, environmentExclusion, excludedByDefault, rolloutExclusion, type DatasetFilters, type EnvironmentPlayStats, type SelectionContext, unsandboxedByConfig } from './selection.js';
 import { RunFileError } from '../store/runFiles.js';
@@ -112,6 +112,8 @@ class ExportContext {
   private readonly families = new Set<string>();
   private readonly tagsSeen = new Set<string>();
   private successful = 0;
+  /** The exported rollouts' endings beyond `status`, for the card. */
+  private readonly endings: EndingCounts = { truncated: {}, unfinished: {} };
 
   /** Token-level data of the exported rollouts (chat-jsonl), next to the chat lines. */
   readonly tokens: TokenExport;
@@ -169,6 +171,15 @@ class ExportContext {
     if (env) this.families.add(env.family);
     for (const t of tags) this.tagsSeen.add(t);
     if (success) this.successful++;
+  }
+
+  /** Counts an exported rollout's truncation reason and unfinished step, when it has them. */
+  countEnding(m: RolloutMetadata): void {
+    if (m.truncation_reason) this.endings.truncated[m.truncation_reason] = (this.endings.truncated[m.truncation_reason] ?? 0) + 1;
+    if (m.unfinished) {
+      const key = `${m.unfinished.step}: ${m.unfinished.reason}`;
+      this.endings.unfinished[key] = (this.endings.unfinished[key] ?? 0) + 1;
+    }
   }
 
   private readonly madeDirs = new Map<string, Promise<unknown>>();
@@ -247,7 +258,7 @@ class ExportContext {
       tags: [...this.tagsSeen].filter((t) => /^[a-z0-9][a-z0-9_-]*$/.test(t)).sort().slice(0, 20),
       generatedAt: (this.options.now ?? new Date()).toISOString(),
       toolVersion,
-      sections: this.tokens.cardSection(),
+      sections: [...(this.options.format === 'harbor' ? [] : endingsCardSection(this.options.format, this.endings)), ...this.tokens.cardSection()],
     });
     this.writeFile('README.md', card);
   }
@@ -304,6 +315,7 @@ function exportRollouts(ctx: ExportContext): void {
         ctx.writeFile(`trajectories/${split}/${rollout.id.replace(/[^A-Za-z0-9._-]/g, '_')}.json`, `${JSON.stringify(withAtifTokens(toAtifTrajectory(rollout, metadata), rollout, rollout.tokenSidecar ? source.readRolloutTokens(rollout) : undefined))}\n`);
       }
       ctx.counted(split, env, metadata.tags, rollout.success);
+      ctx.countEnding(metadata);
     }
   } finally {
     for (const w of writers.values()) w.close();

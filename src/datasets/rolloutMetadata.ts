@@ -14,6 +14,10 @@ export interface RolloutMetadata {
   trial: number;
   hint: boolean;
   status: RolloutRecord['status'];
+  /** How a truncated episode ended (turns, tokens, wall_clock, agent_timeout, context), as recorded. */
+  truncation_reason?: string;
+  /** A step after the episode that did not finish: the reward lacks what it would have given. */
+  unfinished?: { step: string; reason: string; note: string };
   success: boolean;
   reward: RewardComponents;
   tags: string[];
@@ -49,12 +53,24 @@ export function rolloutMetadata(r: RolloutRecord, ctx: MetadataContext): Rollout
     trial: r.trial,
     hint: r.hint,
     status: r.status,
+    ...rolloutEnding(r),
     success: r.success,
     reward: r.rewards,
     tags: [...new Set([...r.tags, ...ctx.labels])],
   };
   if (ctx.verdict || ctx.labels.length > 0) meta.curation = ctx.verdict ? { verdict: ctx.verdict, labels: ctx.labels } : { labels: ctx.labels };
   return meta;
+}
+
+/**
+ * What `status` alone does not say, next to it where a trainer reads it: the truncation reason and a step after the
+ * episode that did not finish. Absent on records without them, so an older run exports as it did.
+ */
+function rolloutEnding(r: RolloutRecord): Pick<RolloutMetadata, 'truncation_reason' | 'unfinished'> {
+  const ending: Pick<RolloutMetadata, 'truncation_reason' | 'unfinished'> = {};
+  if (r.truncationReason) ending.truncation_reason = r.truncationReason;
+  if (r.unfinished) ending.unfinished = { step: r.unfinished.step, reason: r.unfinished.reason, note: r.unfinished.note };
+  return ending;
 }
 
 /** Content of a rollout independent of ids and timestamps: two rollouts with the same key are duplicates. */

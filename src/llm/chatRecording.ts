@@ -1,7 +1,7 @@
 import { addUsage, ContextWindowExceeded, ToolsUnsupported } from '../core/ports/model.js';
 import type { ChatResponse } from '../core/ports/model.js';
 import type { ChatModelState } from './chatModelState.js';
-import { ModelError } from './modelError.js';
+import { ModelError, promptTokensNamedIn } from './modelError.js';
 import type { CacheEntry, CachedRefusal, RequestCache } from './requestCache.js';
 import { describeRequest, positionalKey } from './requestKey.js';
 import type { NormalisedRequest } from './requestKey.js';
@@ -68,5 +68,6 @@ export function refusalOf(err: unknown): CachedRefusal | undefined {
 }
 
 function refusalError(r: CachedRefusal): Error {
-  return r.kind === 'context_overflow' ? new ContextWindowExceeded(r.message, r.contextWindow) : new ToolsUnsupported(r.message);
+  // The prompt's count is read again from the recorded message, so a replay recalibrates as the call did.
+  return r.kind === 'context_overflow' ? new ContextWindowExceeded(r.message, r.contextWindow, promptTokensNamedIn(r.message)) : new ToolsUnsupported(r.message);
 }

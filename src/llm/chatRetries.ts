@@ -3,7 +3,7 @@ import { ContextWindowExceeded, ToolsUnsupported } from '../core/ports/model.js'
 import type { ChatRequest } from '../core/ports/model.js';
 import { AttemptFailure, attemptRequest } from './chatAttempt.js';
 import type { ChatModelState } from './chatModelState.js';
-import { ModelError, windowNamedIn } from './modelError.js';
+import { ModelError, promptTokensNamedIn, windowNamedIn } from './modelError.js';
 import type { WireAnswer, WireParams } from './openaiWire.js';
 import { retryDelayMs } from './retryPolicy.js';
 
@@ -35,7 +35,7 @@ function finalFailure(state: ChatModelState, error: ModelError, n: number): Erro
   const final = new ModelError(error.kind, state.scrub(`model call failed after ${n} attempt${n > 1 ? 's' : ''}: ${error.message}`), n, error.status);
   log(final.message);
   // Two refusals the roles act on: a prompt too long (the rollout ends truncated: context) and no tools API.
-  if (error.kind === 'context_overflow') return new ContextWindowExceeded(final.message, windowNamedIn(final.message));
+  if (error.kind === 'context_overflow') return new ContextWindowExceeded(final.message, windowNamedIn(final.message), promptTokensNamedIn(final.message));
   if (error.kind === 'tools_unsupported') return new ToolsUnsupported(final.message);
   return final;
 }

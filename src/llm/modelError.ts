@@ -22,6 +22,17 @@ export function windowNamedIn(detail: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/**
+ * The prompt's token count a refusal states, when it does: vLLM "(N in the messages, M in the completion)", older
+ * vLLM "you requested N tokens in the messages", newer vLLM "your request has N input tokens", SGLang "The input
+ * (N tokens) is longer than", llama.cpp's `n_prompt_tokens`. The server's own count sizes the next prompt exactly.
+ */
+export function promptTokensNamedIn(detail: string): number | undefined {
+  const m = /(\d+)(?: tokens)? in the messages/i.exec(detail) ?? /request has (\d+) input tokens/i.exec(detail) ?? /input \((\d+) tokens\)/i.exec(detail) ?? /"?n_prompt_tokens"?\s*[:=]\s*(\d+)/i.exec(detail);
+  const n = m ? Number(m[1]) : undefined;
+  return n !== undefined && n > 0 ? n : undefined;
+}
+
 /** The kind of a 400: a context overflow, a refusal of tools (only when tools were sent), or a plain client error. */
 export function kindOf400(detail: string, sentTools: boolean): ModelErrorKind {
   if (contextOverflow.test(detail)) return 'context_overflow';

@@ -25,24 +25,28 @@ export interface EnvironmentValidation {
 export async function validateEnvironment(spec: EnvironmentSpec, backend: SandboxBackend, options: { signal?: Cancellation; labels?: Record<string, string> } = {}): Promise<EnvironmentValidation> {
   const { signal } = options;
   const request = sandboxRequest(spec, { 'coevolve.env': spec.id, ...options.labels });
-  const oracle = await inSandbox(backend, request, signal, async (sb) => {
+  const oracle = await inSandbox(backend, request, signal, async (sb, onAgentStopped) => {
     // The oracle has the agent's time (Harbor: [agent] timeout_sec) when the environment sets one, and its own env.
     const timeoutSec = spec.sandbox.limits.agentTimeoutSec ?? spec.verifier.timeoutSec;
     const ran = await sb.exec(spec.oracle.script, { privileged: true, cwd: spec.sandbox.workdir, timeoutMs: timeoutSec * 1000, signal, env: { ...spec.sandbox.env, ...spec.oracle.env } });
-    const verifier = await runVerifier(sb, spec, backend, request, signal);
+    const verifier = await runVerifier(sb, spec, backend, request, { ...(signal ? { signal } : {}), onAgentStopped });
     return { exitCode: ran.exitCode, output: tail(`${ran.stdout}${ran.stderr}`, 4000), verifier };
   });
-  const empty = await inSandbox(backend, request, signal, async (sb) => ({ verifier: await runVerifier(sb, spec, backend, request, signal) }));
+  const empty = await inSandbox(backend, request, signal, async (sb, onAgentStopped) => ({ verifier: await runVerifier(sb, spec, backend, request, { ...(signal ? { signal } : {}), onAgentStopped }) }));
   const oraclePassed = 'verifier' in oracle && oracle.verifier.reward >= 1;
   const emptyFailed = 'verifier' in empty && empty.verifier.reward < 1;
   return { oraclePassed, emptyFailed, details: describe(spec, oracle, oraclePassed, empty, emptyFailed), oracle, empty };
 }
 
-async function inSandbox<T>(backend: SandboxBackend, request: SandboxRequest, signal: Cancellation | undefined, body: (sb: Sandbox) => Promise<T>): Promise<T | { error: string }> {
+/**
+ * Runs `body` in a new sandbox and stops it after, once: `body` calls `onAgentStopped` when the verifier stopped it
+ * already (fresh mode), so it is not stopped again.
+ */
+async function inSandbox<T>(backend: SandboxBackend, request: SandboxRequest, signal: Cancellation | undefined, body: (sb: Sandbox, onAgentStopped: () => void) => Promise<T>): Promise<T | { error: string }> {
   let sb: Sandbox | undefined;
   try {
     sb = await backend.start(request, { signal });
-    return await body(sb);
+    return await body(sb, () => (sb = undefined));
   } catch (err) {
     return { error: `${backend.name} sandbox for image ${request.image}: ${err instanceof Error ? err.message : String(err)}` };
   } finally {

@@ -117,6 +117,8 @@ export class ContextWindowExceeded extends Error {
     message: string,
     /** The window the server named in its refusal, when it did ("maximum context length is 4096 tokens"). */
     readonly contextWindow?: number,
+    /** The prompt's size in tokens as the server counted it, when its refusal says ("4200 in the messages"). */
+    readonly promptTokens?: number,
   ) {
     super(message);
     this.name = 'ContextWindowExceeded';

@@ -129,12 +129,14 @@ export function sandboxRequest(env: EnvironmentSpec, labels: Record<string, stri
 
 /**
  * Runs the verifier by the trust rule in a sandbox where the agent (or the oracle) just worked; returns the outcome
- * and stops whatever sandbox the verifier ran in, including `sandbox` itself.
+ * and stops the fresh sandbox the verifier ran in. `sandbox` stays the caller's to stop, unless the verifier stopped
+ * it already (fresh mode), which `onAgentStopped` reports: a second stop would reach a backend that has let it go.
  */
-export async function runVerifier(sandbox: Sandbox, env: EnvironmentSpec, backend: SandboxBackend, request: SandboxRequest, signal?: Cancellation): Promise<VerifierOutcome> {
+export async function runVerifier(sandbox: Sandbox, env: EnvironmentSpec, backend: SandboxBackend, request: SandboxRequest, options: { signal?: Cancellation; onAgentStopped?: () => void } = {}): Promise<VerifierOutcome> {
+  const { signal, onAgentStopped } = options;
   let box = sandbox;
   try {
-    const r = await verify(sandbox, env, { backend, request, ...(signal ? { signal } : {}), onSandbox: (b) => (box = b) });
+    const r = await verify(sandbox, env, { backend, request, ...(signal ? { signal } : {}), ...(onAgentStopped ? { onAgentStopped } : {}), onSandbox: (b) => (box = b) });
     box = r.sandbox;
     return r.outcome;
   } finally {

@@ -132,6 +132,13 @@ export interface UnfinishedStep {
   note: string;
 }
 
+/**
+ * What can end an episode `truncated`, as the engine writes it. No `cancelled`: a cancelled rollout throws and is
+ * not recorded at all, so a resume plays it again. Readers still take any string (a newer writer's reason).
+ */
+export const truncationReasons = ['turns', 'tokens', 'wall_clock', 'agent_timeout', 'context'] as const;
+export type TruncationReason = (typeof truncationReasons)[number];
+
 export interface RolloutRecord {
   formatVersion: 1;
   id: string;
@@ -151,7 +158,7 @@ export interface RolloutRecord {
    * environment's own agent timeout (sandbox.limits.agentTimeoutSec; recorded as wall_clock before 2026-12-07);
    * context: the conversation could not fit the model's context window even under the history policy.
    */
-  truncationReason?: 'turns' | 'tokens' | 'wall_clock' | 'agent_timeout' | 'cancelled' | 'context';
+  truncationReason?: TruncationReason;
   /** A step after the agent's episode ended that did not finish; `status` and `truncationReason` still say how it ended. */
   unfinished?: UnfinishedStep;
   /** With status "error": what failed. */

@@ -22,7 +22,7 @@ export const limitsSchema = z
     commandTimeoutSec: z.number().min(1).max(3600).default(20).describe('Wall-clock limit for one agent command, in seconds (1..3600).'),
     maxOutputBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(64 * 1024).describe('Output kept per command; the middle is cut beyond this (1 KiB..64 MiB).'),
     diskMb: z.number().int().min(1).max(65536).default(64).describe('Size of the writable workspace and /tmp, in MiB.'),
-    agentTimeoutSec: z.number().min(1).max(86400).optional().describe('Wall-clock limit for the agent in this environment (Harbor: [agent] timeout_sec); a rollout uses the smaller of this and the run\'s budgets.wallClockSec, and the oracle gets it instead of the verifier\'s timeout.'),
+    agentTimeoutSec: z.number().min(1).max(86400).optional().describe('Time limit on the agent in this environment (Harbor: [agent] timeout_sec), counted from the user\'s opening: when it runs out it ends the agent\'s turns (truncated: agent_timeout) and the verifier still judges what the agent left. The run\'s budgets.wallClockSec still bounds the whole rollout, verification included. The oracle gets it instead of the verifier\'s timeout.'),
   })
   .describe('Resource limits applied to every sandbox of this environment.');
 

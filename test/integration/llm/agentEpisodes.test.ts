@@ -134,6 +134,29 @@ describe('episodes against real server shapes', function () {
         assert.equal(refused.length, 1, 'one refusal named the window; every later prompt fitted it');
       }));
 
+    it("sizes the prompt by the token count a vLLM refusal states, and the retry fits (no guess at the ratio)", () =>
+      // A server whose tokenizer is denser than the agent's first estimate (about 1.2 characters a token) and that
+      // reports no usage to calibrate from: only its refusal says how many tokens the prompt had.
+      withServer({ flavor: 'vllm', contextWindow: 6000 }, async (server) => {
+        scriptOtherRoles(server);
+        const window = 6000;
+        server.handle('agent', (r) => {
+          const promptTokens = Math.ceil((JSON.stringify(r.body.messages).length + (r.body.tools ? JSON.stringify(r.body.tools).length : 0)) / 1.2);
+          const maxTokens = typeof r.body.max_tokens === 'number' ? r.body.max_tokens : 0;
+          if (promptTokens + maxTokens > window) {
+            return { status: 400, message: `This model's maximum context length is ${window} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.` };
+          }
+          return { ...longPlan(r), usage: { promptTokens: 0, completionTokens: 0 } };
+        });
+        const record = await playEpisode(modelAt(server));
+        const refused = server.requests.filter((r) => r.role === 'agent' && !r.sent);
+        assert.ok(refused.length >= 1, 'the dense tokenizer refused a prompt the first estimate let through');
+        assert.equal(record.status, 'terminated', `${record.truncationReason ?? ''} ${record.error ?? ''}`);
+        assert.equal(record.success, true, record.verifier?.stderr);
+        const agentRequests = server.requests.filter((r) => r.role === 'agent');
+        for (const r of refused) assert.ok(agentRequests[agentRequests.indexOf(r) + 1]?.sent, `the retry after refusal #${r.seq} fitted`);
+      }));
+
     it('ends a rollout that cannot fit as truncated: context, never as an error', () =>
       withServer({ flavor: 'vllm' }, async (server) => {
         scriptOtherRoles(server);

@@ -6,6 +6,7 @@ import { parseLlmRole } from '../../../src/llm/llmRole.js';
 import { describeRequest, normaliseRequest as normaliseBody, positionalKey, requestCacheKey } from '../../../src/llm/requestKey.js';
 import { parseRetryAfter, retryDelayMs } from '../../../src/llm/retryPolicy.js';
 import { scrubSecrets } from '../../../src/llm/scrubSecrets.js';
+import { promptTokensNamedIn, windowNamedIn } from '../../../src/llm/modelError.js';
 import { endpointSchema } from '../../../src/core/spec/run.js';
 import type { ChatRequest } from '../../../src/core/ports/model.js';
 
@@ -77,6 +78,17 @@ describe('adapter parts', () => {
       const text = describeRequest(normaliseRequest('m', base, urls));
       assert.match(text, /^model "m", 2 messages, first message \(system\) sha256:[0-9a-f]{12}$/);
     });
+  });
+
+  it("reads the prompt's token count from a context refusal in each server's words, and nothing from one that has none", () => {
+    const vllm = "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4800 in the messages, 200 in the completion). Please reduce the length of the messages or completion.";
+    assert.equal(promptTokensNamedIn(vllm), 4800, 'the messages, not messages + completion');
+    assert.equal(windowNamedIn(vllm), 4096);
+    assert.equal(promptTokensNamedIn("This model's maximum context length is 4096 tokens. However, you requested 5000 tokens in the messages, Please reduce the length of the messages."), 5000);
+    assert.equal(promptTokensNamedIn("This model's maximum context length is 4096 tokens. However, your request has 4500 input tokens. Please reduce the length of the input messages."), 4500);
+    assert.equal(promptTokensNamedIn("The input (5000 tokens) is longer than the model's context length (4096 tokens)."), 5000);
+    assert.equal(promptTokensNamedIn('{"code":400,"message":"the request exceeds the available context size","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}'), 5000);
+    assert.equal(promptTokensNamedIn('prompt is too long'), undefined);
   });
 
   it('scrubs keys, bearer tokens and sk- keys', () => {

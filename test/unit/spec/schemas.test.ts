@@ -15,6 +15,15 @@ describe('JSON Schemas generated from the zod source', () => {
     }
   });
 
+  it("agentTimeoutSec says what it ends: the agent's turns, not the rollout (the verifier still judges what it left)", () => {
+    type Props = { properties: Record<string, Props & { description?: string }> };
+    const env = specJsonSchema('Environment') as Props;
+    const described = env.properties.sandbox!.properties.limits!.properties.agentTimeoutSec!.description ?? '';
+    assert.match(described, /ends the agent's turns/);
+    assert.match(described, /verifier still judges/);
+    assert.doesNotMatch(described, /smaller of/, 'it is no limit on the whole rollout');
+  });
+
   it('describe fields and accept what people write (defaults optional, unknown keys refused)', () => {
     const env = specJsonSchema('Environment') as {
       title: string; required: string[]; additionalProperties: boolean;

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { truncationReasons } from '../../../src/core/rollout/trajectory.js';
 import { aimLabel, rolloutTabTitle, tagLabel, truncationLabel } from '../../../src/webview/names.js';
 
 describe('rollout tab titles', () => {
@@ -44,6 +45,11 @@ describe('what truncated a rollout', () => {
     assert.equal(wall.text, 'truncated: wall clock');
     assert.match(wall.title, /^wall_clock: the run's wall clock/);
     assert.match(wall.title, /before 2026-12-07 also record the environment's agent timeout/, 'an old run\'s wall_clock may be either');
+  });
+  it('has words for every reason the engine writes, and the record allows no reason it never writes', () => {
+    // `cancelled` was allowed from the start and never written: a cancelled rollout throws and records nothing.
+    assert.deepEqual([...truncationReasons].sort(), ['agent_timeout', 'context', 'tokens', 'turns', 'wall_clock']);
+    for (const reason of truncationReasons) assert.notEqual(truncationLabel(reason).text, `truncated: ${reason}`, `${reason} has words`);
   });
   it('shows a reason it does not know as written, and says when none was recorded', () => {
     assert.deepEqual(truncationLabel('some_future_reason'), { text: 'truncated: some_future_reason', title: 'truncation reason "some_future_reason"' });

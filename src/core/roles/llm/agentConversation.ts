@@ -64,9 +64,12 @@ export async function askModel(conv: AgentConversation, signal: AbortSignal | un
       return send(conv, fitted(conv), signal);
     }
     if (isContextWindowExceeded(err) && (err.contextWindow !== undefined || conv.window !== undefined)) {
-      // The server counted more than the estimate: learn the window it named, or estimate more tokens, once.
-      if (err.contextWindow !== undefined && err.contextWindow !== conv.window) conv.window = err.contextWindow;
-      else conv.charsPerToken *= 0.7;
+      // The server counted more than the estimate: learn the window it named and, when it says how many tokens the
+      // prompt had, size prompts by that count; else guess more tokens a character, once, if the window was no news.
+      const newWindow = err.contextWindow !== undefined && err.contextWindow !== conv.window;
+      if (newWindow) conv.window = err.contextWindow;
+      if (err.promptTokens !== undefined) conv.charsPerToken = promptChars(conv, view) / err.promptTokens;
+      else if (!newWindow) conv.charsPerToken *= 0.7;
       return send(conv, fitted(conv), signal);
     }
     throw err;
@@ -79,6 +82,11 @@ function systemPrompt(task: AgentTask, config: AgentConfig, tools: ToolDefinitio
 
 function toolsChars(tools: ToolDefinition[], p: AgentProtocol): number {
   return p.apiTools ? JSON.stringify(tools).length : 0;
+}
+
+/** A request's size in the characters the estimate counts (messages and the tools API's definitions). */
+function promptChars(conv: AgentConversation, view: FittedPrompt): number {
+  return estimateTokens(view.messages, 1) + toolsChars(conv.tools, conv.protocol);
 }
 
 /** The messages of one request, fitted to the window, with notes on what fitting cut. */
@@ -108,8 +116,7 @@ function send(conv: AgentConversation, view: FittedPrompt, signal: AbortSignal |
     .then((res) => {
       // What the server counted calibrates the next estimate (conservatively: a tenth more tokens).
       if (res.usage.promptTokens > 0) {
-        const chars = estimateTokens(view.messages, 1) + toolsChars(conv.tools, conv.protocol);
-        conv.charsPerToken = Math.min(6, Math.max(1.5, (chars / res.usage.promptTokens) * 0.9));
+        conv.charsPerToken = Math.min(6, Math.max(1.5, (promptChars(conv, view) / res.usage.promptTokens) * 0.9));
       }
       return { res, ...(view.notes ? { notes: view.notes } : {}) };
     });
