@@ -119,7 +119,10 @@ export class RunRegistry implements RunResolver {
     return e;
   }
 
-  /** The live run of a directory, opening it if needed; throws with the reader's message when it cannot be read. */
+  /**
+   * The live run of a directory, opening it if needed; throws RunGoneError when its folder is not there, and the
+   * reader's message when it cannot be read.
+   */
   get(dir: string): LiveRun {
     this.throwIfGone(resolve(dir));
     const e = this.entry(resolve(dir));
@@ -151,8 +154,12 @@ export class RunRegistry implements RunResolver {
 
   /** Reads what was appended to a run's event log and tells the listeners. */
   refresh(dir: string): RunEvent[] {
-    // A deleted run folder reaches the watcher as this refresh: forgetting it tells the tree and the viewers.
-    if (this.forgetGone().includes(dir)) return [];
+    if (!existsSync(dir)) {
+      // A deleted run (or runs) folder reaches the watcher as this refresh: forgetting what is gone tells the tree
+      // and the viewers. A gone folder the registry did not know still redraws the tree (it may have been listed).
+      if (!this.forgetGone().includes(dir)) this.emit(dir, []);
+      return [];
+    }
     const e = this.runs.get(dir);
     if (!e?.live) {
       if (existsSync(runLayout.manifest(dir))) this.runs.delete(dir);
