@@ -40,6 +40,17 @@ export interface RunResolver {
 }
 
 /**
+ * A run a viewer asked for whose folder is not there any more (deleted or moved since it was listed or opened).
+ * Its message is what an open viewer shows in place of the run.
+ */
+export class RunGoneError extends Error {
+  constructor(readonly dir: string) {
+    super(`the run ${dir} is gone: its folder was deleted or moved`);
+    this.name = 'RunGoneError';
+  }
+}
+
+/**
  * The runs the editor knows, one LiveRun per run directory shared by the tree, the viewers and the dashboard, so
  * the event log of a run is read once whoever asks. Run directories are found under the output folders given by
  * `outputDirs()` (the `coevolve.runsFolder` of each workspace folder).
@@ -47,11 +58,13 @@ export interface RunResolver {
 export class RunRegistry implements RunResolver {
   private readonly runs = new Map<string, RunEntry>();
   private readonly listeners = new Set<(dir: string, events: RunEvent[]) => void>();
+  private readonly removeListeners = new Set<(dir: string) => void>();
 
   constructor(readonly outputDirs: () => string[]) {}
 
   /** Run directories, newest first; a run that cannot be read is listed with its problem. */
   list(): RunEntry[] {
+    this.forgetGone();
     const seen = new Set<string>();
     const out: RunEntry[] = [];
     for (const folder of this.outputDirs()) {
@@ -81,10 +94,12 @@ export class RunRegistry implements RunResolver {
 
   /** The runs opened so far (the ones a refresh reads). */
   opened(): RunEntry[] {
+    this.forgetGone();
     return [...this.runs.values()];
   }
 
   listed(): { dir: string; manifest: RunManifest }[] {
+    this.forgetGone();
     const out = this.outputDirs().flatMap((folder) => listRuns(folder));
     const seen = new Set(out.map((r) => r.dir));
     for (const [dir, e] of this.runs) if (!seen.has(dir) && e.live) out.push({ dir, manifest: e.live.manifest });
@@ -104,8 +119,12 @@ export class RunRegistry implements RunResolver {
     return e;
   }
 
-  /** The live run of a directory, opening it if needed; throws with the reader's message when it cannot be read. */
+  /**
+   * The live run of a directory, opening it if needed; throws RunGoneError when its folder is not there, and the
+   * reader's message when it cannot be read.
+   */
   get(dir: string): LiveRun {
+    this.throwIfGone(resolve(dir));
     const e = this.entry(resolve(dir));
     if (!e.live) {
       this.runs.delete(resolve(dir)); // try again next time: the manifest may not be written yet
@@ -115,6 +134,7 @@ export class RunRegistry implements RunResolver {
   }
 
   find(dir: string): { dir: string; live?: LiveRun } {
+    this.throwIfGone(resolve(dir));
     const live = this.runs.get(resolve(dir))?.live;
     return { dir: resolve(dir), ...(live ? { live } : {}) };
   }
@@ -134,6 +154,12 @@ export class RunRegistry implements RunResolver {
 
   /** Reads what was appended to a run's event log and tells the listeners. */
   refresh(dir: string): RunEvent[] {
+    if (!existsSync(dir)) {
+      // A deleted run (or runs) folder reaches the watcher as this refresh: forgetting what is gone tells the tree
+      // and the viewers. A gone folder the registry did not know still redraws the tree (it may have been listed).
+      if (!this.forgetGone().includes(dir)) this.emit(dir, []);
+      return [];
+    }
     const e = this.runs.get(dir);
     if (!e?.live) {
       if (existsSync(runLayout.manifest(dir))) this.runs.delete(dir);
@@ -147,6 +173,34 @@ export class RunRegistry implements RunResolver {
 
   refreshAll(): void {
     for (const dir of [...this.runs.keys()]) this.refresh(dir);
+  }
+
+  /**
+   * Forgets every known run whose folder is gone, telling the listeners (a change, so the tree redraws, and a
+   * removal, so viewers of the run ask again and say it is gone); returns their directories. One stat per known
+   * run: the lists call it, so a deleted run never stays listed even when no watcher saw it go.
+   */
+  forgetGone(): string[] {
+    const gone = [...this.runs.keys()].filter((dir) => !existsSync(dir));
+    for (const dir of gone) this.runs.delete(dir);
+    for (const dir of gone) {
+      this.emit(dir, []);
+      for (const l of this.removeListeners) l(dir);
+    }
+    return gone;
+  }
+
+  /** Throws RunGoneError for a run directory that is not there, forgetting the run if it was known. */
+  private throwIfGone(dir: string): void {
+    if (existsSync(dir)) return;
+    this.forgetGone();
+    throw new RunGoneError(dir);
+  }
+
+  /** Called with the directory of each run forgotten because its folder is gone. */
+  onDidRemove(listener: (dir: string) => void): { dispose(): void } {
+    this.removeListeners.add(listener);
+    return { dispose: () => void this.removeListeners.delete(listener) };
   }
 
   onDidChange(listener: (dir: string, events: RunEvent[]) => void): { dispose(): void } {

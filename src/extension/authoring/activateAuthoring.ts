@@ -1,6 +1,7 @@
 // Authoring: everything that helps write specs by hand (live diagnostics, completion, hover, quick fixes) and run
 // them from the editor (CodeLens, the Testing API, the Environments view, New environment / New user).
 import type * as vscode from 'vscode';
+import { commandRegistrar } from '../commandRegistrar.js';
 import { activateEnvironmentsView, type EnvironmentsTreeProvider } from './environmentsView.js';
 import { activateEnvironmentTests, type EnvironmentTests } from './environmentTests.js';
 import { activateLiveDiagnostics, type LiveSpecs } from './liveDiagnostics.js';
@@ -21,9 +22,10 @@ export function activateAuthoring(context: vscode.ExtensionContext, log: vscode.
   activateSpecLanguageFeatures(context, live);
   const tests = activateEnvironmentTests(context, live, log);
   activateSpecCodeLens(context, tests);
-  registerSpecRunCommands(context, tests);
-  registerNewSpecCommands(context);
-  registerPlayEvolveCommands(context, log);
+  const register = commandRegistrar(context);
+  registerSpecRunCommands(register, tests, context.extensionPath);
+  registerNewSpecCommands(register);
+  registerPlayEvolveCommands(register, log);
   const environments = activateEnvironmentsView(context, live, tests);
   return { live, tests, environments };
 }

@@ -7,12 +7,10 @@ import * as vscode from 'vscode';
 import { isSpecFileName } from '../../core/spec/kinds.js';
 import type { Problem } from '../../core/spec/problems.js';
 import { toDiagnostic } from '../specs/problemDiagnostics.js';
+import { excludedFolders, specFileGlob } from '../specs/specFiles.js';
 import { takeOverWorkspaceValidation, type SpecValidationSummary } from '../specs/validateWorkspaceSpecs.js';
 import { SpecIndex, type ValidationState } from './specIndex.js';
 
-/** Spec files by suffix, the same set `coevolve validate <folder>` finds. */
-export const specFileGlob = '**/*.{env,user,run,agent}.{yaml,yml}';
-const excludedFolders = '**/{node_modules,.git,dist,out}/**';
 /** Long enough to skip the keystrokes of a word, short enough to feel immediate. */
 export const typingPauseMs = 150;
 

@@ -1,6 +1,7 @@
 // Coevolve: New Environment / New User / New Run Config — write a valid, commented spec into a folder and open it.
 import * as vscode from 'vscode';
 import { environmentScaffold, runScaffold, specIdFrom, userScaffold } from './scaffolds.js';
+import type { RegisterCommand } from '../commandRegistrar.js';
 
 type Kind = 'environment' | 'user' | 'run';
 
@@ -49,7 +50,7 @@ async function pickFolder(): Promise<vscode.Uri | undefined> {
   return picked?.uri;
 }
 
-export function registerNewSpecCommands(context: vscode.ExtensionContext): void {
+export function registerNewSpecCommands(register: RegisterCommand): void {
   const wrap = (kind: Kind) => async (folder?: unknown, name?: unknown): Promise<vscode.Uri | undefined> => {
     try {
       return await createSpec(kind, folder instanceof vscode.Uri ? await asFolder(folder) : undefined, typeof name === 'string' ? name : undefined);
@@ -58,11 +59,9 @@ export function registerNewSpecCommands(context: vscode.ExtensionContext): void 
       return undefined;
     }
   };
-  context.subscriptions.push(
-    vscode.commands.registerCommand('coevolve.newEnvironment', wrap('environment')),
-    vscode.commands.registerCommand('coevolve.newUser', wrap('user')),
-    vscode.commands.registerCommand('coevolve.newRunConfig', wrap('run')),
-  );
+  register('coevolve.newEnvironment', wrap('environment'));
+  register('coevolve.newUser', wrap('user'));
+  register('coevolve.newRunConfig', wrap('run'));
 }
 
 /** A URI from the Explorer's context menu may be a file; its folder is meant. */

@@ -4,10 +4,11 @@ import { fixesFor, type TextEdit0 } from './quickFixes.js';
 import { specCompletions } from './specCompletion.js';
 import { specHover } from './specHover.js';
 import type { LiveSpecs } from './liveDiagnostics.js';
+import { specFileGlob } from '../specs/specFiles.js';
 
 /** Spec files by name, whatever language mode the editor gave them (yaml, or plain text without a YAML extension). */
 export const specDocumentSelector: vscode.DocumentSelector = [
-  { scheme: 'file', pattern: '**/*.{env,user,run,agent}.{yaml,yml}' },
+  { scheme: 'file', pattern: specFileGlob },
   { scheme: 'untitled', language: 'yaml' },
 ];
 

@@ -34,8 +34,13 @@ export class DashboardPanels implements vscode.Disposable {
       if (events.length === 0) return;
       for (const d of this.open.values()) void notify(d.panel.webview, 'run/changed', { runDir: dir });
     });
+    // A run whose folder is gone: its dashboards (and those comparing with it) ask again and are told it is gone.
+    const removals = registry.onDidRemove((dir) => {
+      for (const d of this.open.values()) void notify(d.panel.webview, 'run/changed', { runDir: dir });
+    });
     this.subscriptions.push(
       new vscode.Disposable(() => changes.dispose()),
+      new vscode.Disposable(() => removals.dispose()),
       vscode.window.registerWebviewPanelSerializer(dashboardViewType, {
         deserializeWebviewPanel: async (panel, state: unknown) => {
           const parsed = dashboardPanelStateSchema.safeParse(state);

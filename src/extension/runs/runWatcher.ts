@@ -6,12 +6,13 @@ import { RunRegistry } from '../../viewdata/runRegistry.js';
 /**
  * Watches `<runsFolder>/*\/events.jsonl` and `manifest.json` in every workspace folder and tells the registry, which
  * reads only the appended bytes. Bursts (a generation finishing writes many events) are debounced per run.
- * While a run is marked running, a slow poll also notices a writer that died without a last event.
+ * A deleted run folder (`<runsFolder>/*`) is a refresh too, which makes the registry forget it. A slow poll notices
+ * what no event says: a writer that died without a last event, and an opened run whose folder went unseen (a
+ * watcher may report only the top folder of a deleted tree).
  */
 export function watchRuns(registry: RunRegistry, debounceMs = 150): vscode.Disposable {
   const timers = new Map<string, NodeJS.Timeout>();
-  const schedule = (uri: vscode.Uri): void => {
-    const dir = RunRegistry.runDirOf(uri.fsPath);
+  const schedule = (dir: string): void => {
     clearTimeout(timers.get(dir));
     timers.set(dir, setTimeout(() => {
       timers.delete(dir);
@@ -24,18 +25,18 @@ export function watchRuns(registry: RunRegistry, debounceMs = 150): vscode.Dispo
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       const runsFolder = readSettings(folder.uri).runsFolder;
       for (const file of ['events.jsonl', 'manifest.json']) {
-        // Inside the workspace the workbench's own recursive watcher serves the pattern; outside it gets its own.
-        const pattern = isAbsolute(runsFolder)
-          ? new vscode.RelativePattern(vscode.Uri.file(runsFolder), `*/${file}`)
-          : new vscode.RelativePattern(folder, `${runsFolder.replace(/\\/g, '/').replace(/\/$/, '')}/*/${file}`);
-        const w = vscode.workspace.createFileSystemWatcher(pattern);
-        disposables.push(w, w.onDidChange(schedule), w.onDidCreate(schedule), w.onDidDelete(schedule));
+        const w = vscode.workspace.createFileSystemWatcher(patternIn(folder, runsFolder, `*/${file}`));
+        const ofFile = (uri: vscode.Uri): void => schedule(RunRegistry.runDirOf(uri.fsPath));
+        disposables.push(w, w.onDidChange(ofFile), w.onDidCreate(ofFile), w.onDidDelete(ofFile));
       }
+      const runFolders = vscode.workspace.createFileSystemWatcher(patternIn(folder, runsFolder, '*'), true, true, false);
+      disposables.push(runFolders, runFolders.onDidDelete((uri) => schedule(uri.fsPath)));
     }
   };
   watch();
   const poll = setInterval(() => {
-    // Only opened runs can be marked running (rows() opens every running run it lists).
+    // opened() forgets runs whose folder is gone first. Only opened runs can be marked running (rows() opens every
+    // running run it lists).
     for (const e of registry.opened()) if (e.live?.run.status === 'running') registry.refresh(e.dir);
   }, 5_000);
   const folders = vscode.workspace.onDidChangeWorkspaceFolders(watch);
@@ -49,4 +50,12 @@ export function watchRuns(registry: RunRegistry, debounceMs = 150): vscode.Dispo
     folders.dispose();
     config.dispose();
   });
+}
+
+/** A glob under a workspace folder's runs folder (`coevolve.runsFolder`, relative to the folder or absolute). */
+function patternIn(folder: vscode.WorkspaceFolder, runsFolder: string, glob: string): vscode.RelativePattern {
+  // Inside the workspace the workbench's own recursive watcher serves the pattern; outside it gets its own.
+  return isAbsolute(runsFolder)
+    ? new vscode.RelativePattern(vscode.Uri.file(runsFolder), glob)
+    : new vscode.RelativePattern(folder, `${runsFolder.replace(/\\/g, '/').replace(/\/$/, '')}/${glob}`);
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { commandRegistrar } from '../commandRegistrar.js';
 import { describeSummary, validateWorkspaceSpecs, type SpecValidationSummary } from './validateWorkspaceSpecs.js';
 
 /**
@@ -7,24 +8,23 @@ import { describeSummary, validateWorkspaceSpecs, type SpecValidationSummary } f
  */
 export function activateSpecValidation(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.DiagnosticCollection {
   const diagnostics = vscode.languages.createDiagnosticCollection('coevolve');
-  context.subscriptions.push(
-    diagnostics,
-    vscode.commands.registerCommand('coevolve.validateWorkspace', (): Thenable<SpecValidationSummary> =>
-      vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: 'Coevolve: validating specs', cancellable: false },
-        async () => {
-          const summary = await validateWorkspaceSpecs(diagnostics, log);
-          const message = describeSummary(summary);
-          if (summary.errors + summary.warnings === 0) {
-            void vscode.window.showInformationMessage(message);
-          } else {
-            void vscode.window.showWarningMessage(message, 'Show Problems').then((choice) => {
-              if (choice) void vscode.commands.executeCommand('workbench.actions.view.problems');
-            });
-          }
-          return summary;
-        },
-      ),
+  context.subscriptions.push(diagnostics);
+  const register = commandRegistrar(context);
+  register('coevolve.validateWorkspace', (): Thenable<SpecValidationSummary> =>
+    vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: 'Coevolve: validating specs', cancellable: false },
+      async () => {
+        const summary = await validateWorkspaceSpecs(diagnostics, log);
+        const message = describeSummary(summary);
+        if (summary.errors + summary.warnings === 0) {
+          void vscode.window.showInformationMessage(message);
+        } else {
+          void vscode.window.showWarningMessage(message, 'Show Problems').then((choice) => {
+            if (choice) void vscode.commands.executeCommand('workbench.actions.view.problems');
+          });
+        }
+        return summary;
+      },
     ),
   );
   return diagnostics;

@@ -1,10 +1,7 @@
 import * as vscode from 'vscode';
 import { parseSpecText } from '../../core/spec/parse.js';
 import { toDiagnostic } from './problemDiagnostics.js';
-
-/** Every spec kind the core knows, found by its file-name suffix. */
-export const specFileGlob = '**/*.{env,user,run,agent}.{yaml,yml}';
-const excludedFolders = '**/{node_modules,.git,dist,out}/**';
+import { excludedFolders, specFileGlob } from './specFiles.js';
 
 let workspaceValidator: ((token?: vscode.CancellationToken) => Promise<SpecValidationSummary>) | undefined;
 

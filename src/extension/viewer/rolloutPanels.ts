@@ -44,8 +44,10 @@ export class RolloutPanels implements vscode.Disposable {
   ) {
     this.data = data ?? new ViewData(registry);
     const changes = registry.onDidChange((dir, events) => this.onRunChanged(dir, events));
+    const removals = registry.onDidRemove((dir) => this.onRunRemoved(dir));
     this.subscriptions.push(
       new vscode.Disposable(() => changes.dispose()),
+      new vscode.Disposable(() => removals.dispose()),
       vscode.window.registerWebviewPanelSerializer(rolloutViewType, {
         deserializeWebviewPanel: async (panel, state: unknown) => {
           const parsed = rolloutPanelStateSchema.safeParse(state);
@@ -113,6 +115,11 @@ export class RolloutPanels implements vscode.Disposable {
       const p = this.open.get(`${dir}#${e.summary.id}`);
       if (p) void notify(p.panel.webview, 'rollout/changed', p.ref);
     }
+  }
+
+  /** Panels of a run whose folder is gone ask again, and are answered that it is gone (they keep no copy to show). */
+  private onRunRemoved(dir: string): void {
+    for (const p of this.open.values()) if (p.ref.runDir === dir) void notify(p.panel.webview, 'rollout/changed', p.ref);
   }
 
   /** The rollout of the panel that has the focus, so palette commands (Accept, Reject…) act on what is shown. */

@@ -6,6 +6,7 @@ import type { CoevolveApi } from '../../../src/extension/api.js';
 import type { RunTreeNode } from '../../../src/extension/runs/runTreeModel.js';
 import type { RolloutView } from '../../../src/webview/protocol.js';
 import { makeRun } from '../../fixtures/makeRun.js';
+import { replaceProperty } from '../../support/replaceProperty.js';
 
 const extensionId = 'coevolve.coevolve';
 
@@ -208,6 +209,51 @@ describe('runs editor: tree, viewer, dashboard and commands on a fixture run', f
     assert.equal(await columnOf(next, 'the second viewer\'s column'), viewer.viewColumn, 'rollouts share a group');
     assert.ok(dash.visible, 'the dashboard is still on screen');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('drops a run whose folder is deleted from the tree and the pickers, and its open viewers say it is gone', async function () {
+    const { editor, runsProvider } = await api();
+    const doomed = await makeRun(runsDir, { name: 'doomed', seed: 9, generations: 1, pairsPerGeneration: 1, k: 1, hintPlays: 0, startedAt: '2025-12-03T10:00:00.000Z' });
+    const node = await until('the doomed run in the tree', () => runsProvider.getChildren().find((n) => n.runDir === doomed && n.description.startsWith('completed')));
+    const rollout = runsProvider.getChildren(runsProvider.getChildren(runsProvider.getChildren(node)[0])[0])[0] as Extract<RunTreeNode, { kind: 'rollout' }>;
+    const ref = { runDir: doomed, generation: rollout.generation, rolloutId: rollout.rolloutId };
+    const viewer = (await vscode.commands.executeCommand('coevolve.openRollout', rollout)) as vscode.WebviewPanel;
+    const dash = (await vscode.commands.executeCommand('coevolve.openDashboard', doomed)) as vscode.WebviewPanel;
+    // What the host tells the panels: each must be told to ask again, and is then answered that its run is gone.
+    const told: { panel: string; method: string }[] = [];
+    const spy = (panel: string, webview: vscode.Webview) => replaceProperty(webview, 'postMessage', (async (m: { kind?: string; method?: string; params?: { runDir?: string } }) => {
+      if (m.kind === 'notification' && m.params?.runDir === doomed) told.push({ panel, method: m.method ?? '' });
+      return true;
+    }) as vscode.Webview['postMessage']);
+    const restore = [spy('viewer', viewer.webview), spy('dashboard', dash.webview)];
+    let changes = 0;
+    const sub = runsProvider.onDidChangeTreeData(() => changes++);
+    try {
+      rmSync(doomed, { recursive: true, force: true });
+      await until('the tree to redraw without the deleted run', () => changes > 0 && !runsProvider.getChildren().some((n) => n.runDir === doomed));
+      assert.ok(!runsProvider.registry.list().some((e) => e.dir === doomed), 'the registry forgot it');
+      await until(() => `both panels told (${JSON.stringify(told)})`, () => told.some((t) => t.panel === 'viewer' && t.method === 'rollout/changed') && told.some((t) => t.panel === 'dashboard' && t.method === 'run/changed'));
+      const rolloutReply = await editor.rolloutPanels.answer(ref, { kind: 'request', id: 1, method: 'rollout/get', params: ref });
+      assert.ok(rolloutReply && rolloutReply.kind === 'response' && !rolloutReply.ok && /is gone: its folder was deleted or moved/.test(rolloutReply.error), `the viewer is told its run is gone: ${JSON.stringify(rolloutReply).slice(0, 300)}`);
+      const dashReply = await editor.dashboards.answer(doomed, { kind: 'request', id: 2, method: 'dashboard/get', params: { runDir: doomed } });
+      assert.ok(dashReply && dashReply.kind === 'response' && !dashReply.ok && /is gone: its folder was deleted or moved/.test(dashReply.error), `the dashboard is told its run is gone: ${JSON.stringify(dashReply).slice(0, 300)}`);
+      // The pickers offer only runs that are there (a second run makes sure there is a picker, whatever ran before).
+      const keeper = await makeRun(runsDir, { name: 'keeper', seed: 10, generations: 1, pairsPerGeneration: 1, k: 1, hintPlays: 0, startedAt: '2025-12-04T10:00:00.000Z' });
+      const offered: string[] = [];
+      restore.push(replaceProperty(vscode.window, 'showQuickPick', (async (items: readonly { detail?: string }[] | Thenable<readonly { detail?: string }[]>) => {
+        for (const i of await items) offered.push(i.detail ?? '');
+        return undefined;
+      }) as typeof vscode.window.showQuickPick));
+      await vscode.commands.executeCommand('coevolve.compareRuns', runDir);
+      assert.ok(offered.length > 0, 'the picker was shown');
+      assert.ok(offered.includes(keeper), `the other run is offered: ${offered.join(', ')}`);
+      assert.ok(!offered.includes(doomed), `the deleted run is not offered: ${offered.join(', ')}`);
+    } finally {
+      sub.dispose();
+      for (const r of restore.reverse()) r();
+      viewer.dispose();
+      dash.dispose();
+    }
   });
 
   it('replays a rollout in a terminal from its recorded steps', async function () {
