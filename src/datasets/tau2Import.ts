@@ -133,6 +133,44 @@ function clip(text: string, max: number, field: string, unmapped: string[]): str
 }
 
 function importTau2Task(task: unknown, file: string, index: number, options: Tau2ImportOptions): Omit<ImportedItem<UserProfile>, 'source'> | { reason: string } {
+  const parts = scenarioOf(task, index);
+  if ('reason' in parts) return parts;
+  const { task: t, rawId, scenario, instr } = parts;
+
+  // Every part of the task that has no place in the profile is noted here, in the order found.
+  const unmapped: string[] = [];
+  const domain = (isTable(instr) ? str(instr.domain) : undefined) ?? options.domain ?? basename(dirname(file));
+  const id = idFromName(`tau2-${domain}-${rawId}`, `tau2-task-${index}`);
+  const request = goalAndFacts(instr, unmapped);
+  if ('reason' in request) return request;
+  const { goal, nameSource, facts } = request;
+  const persona = personaOf(str(scenario.persona), nameSource, domain, rawId, unmapped);
+  const header = headerOf(t, rawId, file, options);
+  noteUnmappedParts(t, facts, unmapped);
+
+  const provenance: Record<string, string> = { source: `tau2:${file}#${rawId}`.slice(0, 1024) };
+  if (options.license) provenance.license = options.license;
+  const document = {
+    apiVersion: specApiVersion,
+    kind: 'User',
+    id,
+    persona,
+    facts,
+    goal: { statement: clip(goal, 4096, 'goal (reason_for_call + task_instructions)', unmapped), requires: facts.filter((f) => f.id.startsWith('known-')).map((f) => f.id) },
+    provenance,
+  };
+  const parsed = userProfileSchema.safeParse(document);
+  if (!parsed.success) {
+    return { reason: `does not make a valid user profile: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` };
+  }
+  if (unmapped.length > 0) header.push('Not mapped:', ...unmapped.map((u) => `  - ${u}`));
+  return { id, spec: parsed.data, document, header, unmapped };
+}
+
+interface Fact { id: string; text: string; keywords: string[] }
+
+/** The parts a task must have to make a user: an id and a user scenario with instructions (text or an object). */
+function scenarioOf(task: unknown, index: number): { task: Table; rawId: string; scenario: Table; instr: string | Table } | { reason: string } {
   if (!isTable(task)) return { reason: `tasks[${index}] is not an object` };
   const rawId = typeof task.id === 'string' || typeof task.id === 'number' ? String(task.id) : undefined;
   if (rawId === undefined) return { reason: `tasks[${index}] has no "id"` };
@@ -141,38 +179,46 @@ function importTau2Task(task: unknown, file: string, index: number, options: Tau
   const instr = scenario.instructions;
   if (instr === undefined || instr === null) return { reason: 'user_scenario.instructions is missing' };
   if (!(typeof instr === 'string' || isTable(instr))) return { reason: 'user_scenario.instructions is neither text nor an object' };
+  return { task, rawId, scenario, instr };
+}
 
-  const unmapped: string[] = [];
-  const domain = (isTable(instr) ? str(instr.domain) : undefined) ?? options.domain ?? basename(dirname(file));
-  const id = idFromName(`tau2-${domain}-${rawId}`, `tau2-task-${index}`);
-  const persona = str(scenario.persona);
-  const facts: { id: string; text: string; keywords: string[] }[] = [];
-  let goal: string;
-  let nameSource = '';
+/**
+ * The user's goal and facts from the instructions: free text is the goal as it is (no facts); an object's reason for
+ * the call and task instructions make the goal, and each known / unknown info sentence one fact (at most 64).
+ * nameSource is the text the user's name is looked for in.
+ */
+function goalAndFacts(instr: string | Table, unmapped: string[]): { goal: string; nameSource: string; facts: Fact[] } | { reason: string } {
   if (typeof instr === 'string') {
-    goal = instr;
-    nameSource = instr;
     unmapped.push('user_scenario.instructions is free text: no known_info / unknown_info to turn into facts; it became the goal');
-  } else {
-    const reason = str(instr.reason_for_call);
-    const todo = str(instr.task_instructions);
-    if (!reason && !todo) return { reason: 'user_scenario.instructions has neither reason_for_call nor task_instructions: no goal to import' };
-    goal = [reason, todo].filter(Boolean).join('\n\n');
-    const known = str(instr.known_info);
-    const unknown = str(instr.unknown_info);
-    nameSource = known ?? '';
-    sentences(known ?? '').forEach((s, i) => facts.push({ id: `known-${i + 1}`, text: clip(firstPerson(s), 4096, `known_info sentence ${i + 1}`, unmapped), keywords: keywordsOf(s) }));
-    sentences(unknown ?? '').forEach((s, i) => facts.push({ id: `unknown-${i + 1}`, text: clip(firstPerson(s), 4096, `unknown_info sentence ${i + 1}`, unmapped), keywords: keywordsOf(s) }));
-    if (facts.length > 64) {
-      unmapped.push(`known_info / unknown_info: ${facts.length} sentences, the spec keeps 64 facts`);
-      facts.length = 64;
-    }
+    return { goal: instr, nameSource: instr, facts: [] };
   }
+  const reason = str(instr.reason_for_call);
+  const todo = str(instr.task_instructions);
+  if (!reason && !todo) return { reason: 'user_scenario.instructions has neither reason_for_call nor task_instructions: no goal to import' };
+  const goal = [reason, todo].filter(Boolean).join('\n\n');
+  const known = str(instr.known_info);
+  const unknown = str(instr.unknown_info);
+  const facts: Fact[] = [];
+  sentences(known ?? '').forEach((s, i) => facts.push({ id: `known-${i + 1}`, text: clip(firstPerson(s), 4096, `known_info sentence ${i + 1}`, unmapped), keywords: keywordsOf(s) }));
+  sentences(unknown ?? '').forEach((s, i) => facts.push({ id: `unknown-${i + 1}`, text: clip(firstPerson(s), 4096, `unknown_info sentence ${i + 1}`, unmapped), keywords: keywordsOf(s) }));
+  if (facts.length > 64) {
+    unmapped.push(`known_info / unknown_info: ${facts.length} sentences, the spec keeps 64 facts`);
+    facts.length = 64;
+  }
+  return { goal, nameSource: known ?? '', facts };
+}
+
+/** The profile's persona: a name found in the text (else a made-up one), an expertise the persona text implies, a background. */
+function personaOf(persona: string | undefined, nameSource: string, domain: string, rawId: string, unmapped: string[]): { name: string; background: string; expertise?: 'novice' | 'expert' } {
   const name = /\b(?:You are|My name is|Your name is|I am)\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})/.exec(nameSource)?.[1] ?? `${domain} customer ${rawId}`;
   // "not very tech-savvy" must read as novice, so the negative pattern is tried first.
   const expertise = persona && /\b(novice|beginner|not (?:very )?tech|unfamiliar)/i.test(persona) ? 'novice' : persona && /\b(expert|advanced|tech-savvy|engineer)\b/i.test(persona) ? 'expert' : undefined;
   const background = clip([persona, `A customer in the ${domain} domain (tau2-bench task ${rawId}).`].filter(Boolean).join('\n\n'), 4096, 'user_scenario.persona', unmapped);
+  return { name: name.slice(0, 128), background, ...(expertise ? { expertise } : {}) };
+}
 
+/** The header comment of the written profile: where it came from, and the task's description in short. */
+function headerOf(task: Table, rawId: string, file: string, options: Tau2ImportOptions): string[] {
   const header = [
     `Imported from tau2-bench task ${rawId} in ${file}`,
     `by Coevolve ${toolVersion} on ${(options.now ?? new Date()).toISOString().slice(0, 10)}.`,
@@ -184,6 +230,11 @@ function importTau2Task(task: unknown, file: string, index: number, options: Tau
       if (v) header.push(`${k}: ${v.replace(/\s+/g, ' ').slice(0, 400)}`);
     }
   }
+  return header;
+}
+
+/** Notes the parts of a task a user profile cannot hold (its grading, its domain state and tools) and how facts were made. */
+function noteUnmappedParts(task: Table, facts: Fact[], unmapped: string[]): void {
   const criteria = task.evaluation_criteria;
   if (isTable(criteria)) {
     const parts = ['actions', 'env_assertions', 'communicate_info', 'nl_assertions'].filter((k) => Array.isArray(criteria[k]) && (criteria[k] as unknown[]).length > 0);
@@ -193,22 +244,4 @@ function importTau2Task(task: unknown, file: string, index: number, options: Tau
     if (task[k] !== undefined && task[k] !== null) unmapped.push(`${k}: tau2 domain state and tools have no equivalent in a user profile`);
   }
   if (facts.length > 0) unmapped.push('known_info / unknown_info: split into one fact per sentence and turned to the first person; keywords are the sentence\'s longer words');
-
-  const provenance: Record<string, string> = { source: `tau2:${file}#${rawId}`.slice(0, 1024) };
-  if (options.license) provenance.license = options.license;
-  const document = {
-    apiVersion: specApiVersion,
-    kind: 'User',
-    id,
-    persona: { name: name.slice(0, 128), background, ...(expertise ? { expertise } : {}) },
-    facts,
-    goal: { statement: clip(goal, 4096, 'goal (reason_for_call + task_instructions)', unmapped), requires: facts.filter((f) => f.id.startsWith('known-')).map((f) => f.id) },
-    provenance,
-  };
-  const parsed = userProfileSchema.safeParse(document);
-  if (!parsed.success) {
-    return { reason: `does not make a valid user profile: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` };
-  }
-  if (unmapped.length > 0) header.push('Not mapped:', ...unmapped.map((u) => `  - ${u}`));
-  return { id, spec: parsed.data, document, header, unmapped };
 }

@@ -105,84 +105,109 @@ export function openRun(dir: string): RunIndex {
  * so a `null` or a malformed event is a problem in the index, never a crash of the viewer.
  */
 export function indexEvents(dir: string, manifest: RunManifest, events: RunEvent[], tornTailBytes = 0, problems: RunProblem[] = []): RunIndex {
-  const generations: GenerationIndex[] = [];
-  const rollouts = new Map<string, RolloutSummary>();
-  const specs = new Map<string, SpecIndexEntry>();
-  const rejections: RunIndex['rejections'] = [];
-  const agentUpdates: RunIndex['agentUpdates'] = [];
-  const started = new Map<string, number>();
+  const state: IndexState = { generations: [], rollouts: new Map(), specs: new Map(), rejections: [], agentUpdates: [], started: new Map(), finished: undefined };
   const valid: RunEvent[] = [];
-  let finished: RunStatus | undefined;
-  const gen = (i: number): GenerationIndex => {
-    let g = generations[i];
-    if (!g) {
-      g = { index: i, agentId: '', pairs: [], rollouts: [], inFlight: [], finished: false };
-      generations[i] = g;
-    }
-    return g;
-  };
   for (const [i, e] of events.entries()) {
-    if (typeof e !== 'object' || e === null || !checkedEvents.has(e)) {
-      const checked = checkRunEvent(e);
-      if ('problem' in checked) {
-        problems.push({ file: 'events.jsonl', message: `event ${i + 1} of the log: ${checked.problem}; skipped` });
-        continue;
-      }
-      // A live tail indexes the same event objects again on every refresh: check each once.
-      checkedEvents.add(e);
-    }
+    if (!isValidEvent(e, i, problems)) continue;
     valid.push(e);
-    switch (e.type) {
-      case 'generation.started': {
-        const g = gen(e.generation);
-        g.agentId = e.agentId;
-        g.pairs = e.pairs;
-        break;
-      }
-      case 'rollout.started':
-        started.set(e.rolloutId, e.generation);
-        break;
-      case 'rollout.finished': {
-        // A rollout played again (its file was damaged and resume replayed it): the later summary is the record.
-        const before = rollouts.get(e.summary.id);
-        if (before) generations[before.generation]!.rollouts = generations[before.generation]!.rollouts.filter((r) => r.id !== before.id);
-        rollouts.set(e.summary.id, e.summary);
-        gen(e.summary.generation).rollouts.push(e.summary);
-        started.delete(e.summary.id);
-        break;
-      }
-      case 'generation.finished':
-        gen(e.generation).finished = true;
-        break;
-      case 'spec.added': {
-        const aim = childAim(e);
-        specs.set(e.id, { kind: e.kind, id: e.id, parent: e.parent, operator: e.operator, generation: e.generation, ...(aim ? { aim } : {}) });
-        break;
-      }
-      case 'spec.retired': {
-        const s = specs.get(e.id);
-        if (s) s.retired = e.reason;
-        break;
-      }
-      case 'child.rejected':
-        rejections.push(e);
-        break;
-      case 'agent.updated':
-        agentUpdates.push(e);
-        break;
-      case 'run.finished':
-        finished = e.status;
-        break;
-      case 'run.resumed':
-        finished = undefined;
-        break;
-      default:
-        break;
-    }
+    indexEvent(state, e);
   }
-  for (const [id, g] of started) gen(g).inFlight.push(id);
+  const { generations, rollouts, specs, rejections, agentUpdates, started, finished } = state;
+  for (const [id, g] of started) generationAt(generations, g).inFlight.push(id);
   const status: RunStatus = finished ?? (isRunAlive(dir) ? 'running' : 'interrupted');
   return { dir, manifest, events: valid, status, generations: generations.filter(Boolean), rollouts, specs, rejections, agentUpdates, tornTailBytes, problems };
+}
+
+/** The index while indexEvents builds it: what the events said so far. */
+interface IndexState {
+  /** By generation number; a gap stays a hole until the end (then filtered out). */
+  generations: GenerationIndex[];
+  rollouts: Map<string, RolloutSummary>;
+  specs: Map<string, SpecIndexEntry>;
+  rejections: RunIndex['rejections'];
+  agentUpdates: RunIndex['agentUpdates'];
+  /** Rollouts started and not (yet) finished, with their generation. */
+  started: Map<string, number>;
+  /** The status of the last run.finished, undefined when none or a run.resumed came after it. */
+  finished: RunStatus | undefined;
+}
+
+/**
+ * Whether event i can be indexed. An event readEventLog did not check is checked here; a bad one is listed in
+ * problems and skipped.
+ */
+function isValidEvent(e: RunEvent, i: number, problems: RunProblem[]): boolean {
+  if (typeof e === 'object' && e !== null && checkedEvents.has(e)) return true;
+  const checked = checkRunEvent(e);
+  if ('problem' in checked) {
+    problems.push({ file: 'events.jsonl', message: `event ${i + 1} of the log: ${checked.problem}; skipped` });
+    return false;
+  }
+  // A live tail indexes the same event objects again on every refresh: check each once.
+  checkedEvents.add(e);
+  return true;
+}
+
+/** The generation with index i, made empty when no event named it yet. */
+function generationAt(generations: GenerationIndex[], i: number): GenerationIndex {
+  let g = generations[i];
+  if (!g) {
+    g = { index: i, agentId: '', pairs: [], rollouts: [], inFlight: [], finished: false };
+    generations[i] = g;
+  }
+  return g;
+}
+
+/** What one valid event adds to the index. */
+function indexEvent(state: IndexState, e: RunEvent): void {
+  const { generations, rollouts, specs } = state;
+  switch (e.type) {
+    case 'generation.started': {
+      const g = generationAt(generations, e.generation);
+      g.agentId = e.agentId;
+      g.pairs = e.pairs;
+      break;
+    }
+    case 'rollout.started':
+      state.started.set(e.rolloutId, e.generation);
+      break;
+    case 'rollout.finished': {
+      // A rollout played again (its file was damaged and resume replayed it): the later summary is the record.
+      const before = rollouts.get(e.summary.id);
+      if (before) generations[before.generation]!.rollouts = generations[before.generation]!.rollouts.filter((r) => r.id !== before.id);
+      rollouts.set(e.summary.id, e.summary);
+      generationAt(generations, e.summary.generation).rollouts.push(e.summary);
+      state.started.delete(e.summary.id);
+      break;
+    }
+    case 'generation.finished':
+      generationAt(generations, e.generation).finished = true;
+      break;
+    case 'spec.added': {
+      const aim = childAim(e);
+      specs.set(e.id, { kind: e.kind, id: e.id, parent: e.parent, operator: e.operator, generation: e.generation, ...(aim ? { aim } : {}) });
+      break;
+    }
+    case 'spec.retired': {
+      const s = specs.get(e.id);
+      if (s) s.retired = e.reason;
+      break;
+    }
+    case 'child.rejected':
+      state.rejections.push(e);
+      break;
+    case 'agent.updated':
+      state.agentUpdates.push(e);
+      break;
+    case 'run.finished':
+      state.finished = e.status;
+      break;
+    case 'run.resumed':
+      state.finished = undefined;
+      break;
+    default:
+      break;
+  }
 }
 
 /** A run is alive when its lock names a live process. */

@@ -57,49 +57,19 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
   const commented = new Set(targets.filter((s) => c(`commented-${s.key}`).chance(0.5)).map((s) => s.key));
   const h = knobs.horizon;
   const changelog = `# changed: ${targets.map((s) => s.key).join(',')}`;
-  const render = (fix: boolean): string => {
-    const lines = [`# ${service} service configuration`];
-    for (const section of sections) {
-      lines.push('', `[${section}]`);
-      for (const s of settings.filter((x) => x.section === section)) {
-        const value = fix ? (wanted.get(s.key) ?? s.current) : s.current;
-        lines.push(!fix && commented.has(s.key) ? `# ${s.key} = ${value}` : `${s.key} = ${value}`);
-      }
-    }
-    if (fix && h >= 3) lines.push(changelog);
-    return lines.map((l) => `${l}\n`).join('');
-  };
+  const config: ConfigContent = { service, wanted, commented, horizon: h, changelog };
+  const original = renderConfig(config, false);
   const paths = c('names').shuffle(['app/conf/service.ini', 'app/conf/main.ini', 'app/conf/prod.ini', 'app/conf/server.ini', 'app/conf/live.ini', 'app/conf/default.ini', 'app/conf/site.ini']);
   const live = paths[0] as string;
-  const decoys = paths.slice(1, knobs.distractors + 1).map((p, i) => {
-    const r = c(`decoy-${i}`);
-    return { path: p, content: `${oldCopyMarker}\n${render(false).replace(/= (\S+)/g, (m, v: string) => (r.chance(0.3) ? `= ${v}0` : m))}` };
-  });
-  const files: SandboxFile[] = [{ path: live, content: render(false) }, ...decoys];
+  const decoys = oldCopies(c, paths.slice(1, knobs.distractors + 1), original);
+  const files: SandboxFile[] = [{ path: live, content: original }, ...decoys];
 
   const factDefs: HiddenFact[] = targets.map((s) => ({ id: s.key, text: factText(s.key, wanted.get(s.key) as string), keywords: [s.key, ...s.keywords] }));
   const hidden = chooseHidden(factDefs, knobs.hiddenState, c('hidden'));
-  const instruction = [
-    introText(service),
-    `${fixSentence} ${targets.map((s) => s.key).join(', ')}.`,
-    ...factDefs.map((f) => (hidden.has(f.id) ? `I'll tell you what \`${f.id}\` should be.` : f.text)),
-    'Each setting is one line `key = value` inside its section.',
-    ...(h >= 2 ? [stageText.backup] : []), ...(h >= 3 ? [stageText.changelog] : []), ...(h >= 4 ? [stageText.reload] : []),
-    knobs.feedback > 0 ? `Run \`sh ${checkScriptPath} <config file>\` to check the syntax before you finish.` : '',
-  ].filter(Boolean).join('\n');
-  if (knobs.feedback > 0) {
-    // The check also covers the later steps: the backup is the original, the changelog line ends the file, RELOAD names it.
-    const rules = {
-      data: '^(|#.*|\\[[a-z]+\\]|[a-z_]+ = [^ ]+)$',
-      sections: Object.fromEntries(settings.map((x) => [x.key, x.section])),
-      ...(h >= 2 ? { backupMd5: createHash('md5').update(render(false)).digest('hex') } : {}),
-      ...(h >= 3 ? { footers: ['^# changed: [a-z_,]+$'] } : {}),
-      ...(h >= 4 ? { namedIn: 'app/RELOAD' } : {}),
-    };
-    files.push({ path: checkScriptPath, content: buildFormatCheck(rules, knobs.feedback >= 2), mode: '755' });
-  }
+  const instruction = instructionOf(service, targets, factDefs, hidden, h, knobs.feedback);
+  if (knobs.feedback > 0) files.push(checkScriptFile(original, h, knobs.feedback));
 
-  const verifier = buildVerifier(name, knobs.strictness, checks({ live, decoys, strictness: knobs.strictness, horizon: h, fixed: render(true), original: render(false), changelog }));
+  const verifier = buildVerifier(name, knobs.strictness, checks({ live, decoys, strictness: knobs.strictness, horizon: h, fixed: renderConfig(config, true), original, changelog }));
   return environmentSpecSchema.parse({
     apiVersion: specApiVersion,
     kind: 'Environment',
@@ -122,6 +92,65 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
     skills: configRepair.skills,
     provenance: { source: builtinSource(name, seed), author: 'coevolve built-in generator' },
   });
+}
+
+/** What a task's config file is made of: the service, the wanted values, which target lines are commented out. */
+interface ConfigContent {
+  service: string;
+  wanted: Map<string, string>;
+  commented: Set<string>;
+  horizon: number;
+  changelog: string;
+}
+
+/**
+ * The config file as the task hands it over (fix = false: old values, some targets commented out) or as it should be
+ * left (fix = true: the wanted values, and from horizon 3 the changelog line at the end).
+ */
+function renderConfig(o: ConfigContent, fix: boolean): string {
+  const lines = [`# ${o.service} service configuration`];
+  for (const section of sections) {
+    lines.push('', `[${section}]`);
+    for (const s of settings.filter((x) => x.section === section)) {
+      const value = fix ? (o.wanted.get(s.key) ?? s.current) : s.current;
+      lines.push(!fix && o.commented.has(s.key) ? `# ${s.key} = ${value}` : `${s.key} = ${value}`);
+    }
+  }
+  if (fix && o.horizon >= 3) lines.push(o.changelog);
+  return lines.map((l) => `${l}\n`).join('');
+}
+
+/** The old copies beside the live config: the marker line, then the original with some values changed (stream decoy-i). */
+function oldCopies(c: (aspect: string) => Rng, paths: string[], original: string): SandboxFile[] {
+  return paths.map((p, i) => {
+    const r = c(`decoy-${i}`);
+    return { path: p, content: `${oldCopyMarker}\n${original.replace(/= (\S+)/g, (m, v: string) => (r.chance(0.3) ? `= ${v}0` : m))}` };
+  });
+}
+
+/** The request: the service, the keys to fix, each value (or a promise to tell it when hidden), the horizon's steps. */
+function instructionOf(service: string, targets: Setting[], factDefs: HiddenFact[], hidden: Set<string>, h: number, feedback: number): string {
+  return [
+    introText(service),
+    `${fixSentence} ${targets.map((s) => s.key).join(', ')}.`,
+    ...factDefs.map((f) => (hidden.has(f.id) ? `I'll tell you what \`${f.id}\` should be.` : f.text)),
+    'Each setting is one line `key = value` inside its section.',
+    ...(h >= 2 ? [stageText.backup] : []), ...(h >= 3 ? [stageText.changelog] : []), ...(h >= 4 ? [stageText.reload] : []),
+    feedback > 0 ? `Run \`sh ${checkScriptPath} <config file>\` to check the syntax before you finish.` : '',
+  ].filter(Boolean).join('\n');
+}
+
+/** check.sh on the config file. */
+function checkScriptFile(original: string, h: number, feedback: number): SandboxFile {
+  // The check also covers the later steps: the backup is the original, the changelog line ends the file, RELOAD names it.
+  const rules = {
+    data: '^(|#.*|\\[[a-z]+\\]|[a-z_]+ = [^ ]+)$',
+    sections: Object.fromEntries(settings.map((x) => [x.key, x.section])),
+    ...(h >= 2 ? { backupMd5: createHash('md5').update(original).digest('hex') } : {}),
+    ...(h >= 3 ? { footers: ['^# changed: [a-z_,]+$'] } : {}),
+    ...(h >= 4 ? { namedIn: 'app/RELOAD' } : {}),
+  };
+  return { path: checkScriptPath, content: buildFormatCheck(rules, feedback >= 2), mode: '755' };
 }
 
 const ws = `${space}*`;

@@ -64,61 +64,14 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
   const seed = input.contentSeed ?? drawContentSeed(rng);
   const c = contentStreams(seed);
   const h = knobs.horizon;
-  const fr = c('facts');
-  const facts: Facts = { target: `${fr.pick(targetWords)}-${fr.int(10, 99)}`, upper: fr.chance(0.7), skip: fr.pick(skipPrefixes) };
-  const draw = nameDrawer();
-  // Both cases of an extension appear so that forgetting the case rule shows.
-  const tr = c('files');
-  const top = [draw(tr, 'jpg'), draw(tr, 'JPG'), ...Array.from({ length: tr.int(4, 8) }, () => draw(tr, tr.pick(extensions)))];
-  const sr = c('skipped');
-  const skipped = [draw(sr, 'txt', facts.skip), draw(sr, 'pdf', facts.skip)];
-  const nr = c('no-extension');
-  const noExt = [draw(nr, null), draw(nr, null)];
-  const pinned = c('pinned').shuffle(pinnedNames).map((dir, i) => {
-    const pr = c(`pinned-${i}`);
-    return { dir, files: Array.from({ length: pr.int(1, 2) }, () => draw(pr, pr.pick(extensions))) };
-  }).slice(0, knobs.distractors);
-  const moving = [...top, ...(h >= 2 ? noExt : [])];
-  const pinnedPaths = pinned.flatMap((p) => [...p.files.map((f) => `${p.dir}/${f}`), `${p.dir}/README`]);
-  const files: SandboxFile[] = [
-    ...[...moving, ...skipped].map((n) => ({ path: `inbox/${n}`, content: `${n} ${c(`body/${n}`).int(1000, 9999)}\n` })),
-    ...pinnedPaths.map((p) => ({ path: `inbox/${p}`, content: p.endsWith('/README') ? pinnedReadme : `${p} pinned\n` })),
-  ];
-
-  const folderOf = (n: string): string => {
-    const dot = n.lastIndexOf('.');
-    const base = dot < 0 ? 'misc' : n.slice(dot + 1);
-    return facts.upper ? base.toUpperCase() : base.toLowerCase();
-  };
-  const moved = moving.map((n) => `${folderOf(n)}/${n}`).sort(byteCompare);
+  const { facts, moving, skipped, pinned, pinnedPaths, files } = drawContent(c, h, knobs.distractors);
+  const moved = moving.map((n) => `${folderOf(n, facts.upper)}/${n}`).sort(byteCompare);
   const left = [...skipped, ...pinnedPaths].sort(byteCompare);
-  const factDefs: HiddenFact[] = [
-    { id: 'target', text: factText.target(facts), keywords: ['destination', 'where', 'folder', 'under', 'target', 'move them'] },
-    { id: 'case', text: factText.case(facts), keywords: ['case', 'uppercase', 'lowercase', 'capital', 'naming', 'name the'] },
-    { id: 'skip', text: factText.skip(facts), keywords: ['skip', 'leave', 'exclude', 'stay', 'ignore', 'exception'] },
-  ];
+  const factDefs = factDefsOf(facts);
   const hidden = chooseHidden(factDefs, knobs.hiddenState, c('hidden'));
-  const stages = [stageText.byExt, ...(h >= 2 ? [stageText.noExt] : []), stageText.manifest, ...(h >= 4 ? [stageText.folders] : []), ...(h >= 3 ? [stageText.total] : [])];
-  const instruction = [
-    intro,
-    ...factDefs.map((f) => (hidden.has(f.id) ? vagueText[f.id as keyof typeof vagueText] : f.text)),
-    ...stages,
-    knobs.feedback > 0 ? `Run \`sh ${checkScriptPath} <manifest file>\` to check the manifest format before you finish.` : '',
-  ].filter(Boolean).join('\n');
-  if (knobs.feedback > 0) {
-    const footers = [...(h >= 4 ? ['^folders [0-9]+$'] : []), ...(h >= 3 ? ['^total [0-9]+$'] : [])];
-    files.push({ path: checkScriptPath, content: buildFormatCheck({ data: '^[A-Za-z]+/[A-Za-z0-9._-]+$', sortArgs: '-k1', movedFrom: 'inbox', ...(footers.length ? { footers } : {}) }, knobs.feedback >= 2), mode: '755' });
-  }
-
-  const list = (dir: string, exclude?: string): string => `cd ${shq(dir)} && find . -type f${exclude ? ` ! -path ${shq(`./${exclude}`)}` : ''} | sed 's|^\\./||' | LC_ALL=C sort`;
-  const lines = (xs: string[]): string => xs.map((x) => `${x}\n`).join('');
-  const folders = new Set(moved.map((m) => m.split('/')[0])).size;
-  const manifestLines = [...moved, ...(h >= 4 ? [`folders ${folders}`] : []), ...(h >= 3 ? [`total ${moved.length}`] : [])];
-  const verifier = buildVerifier(name, knobs.strictness, [
-    { key: 'moved', label: `files in ${facts.target}/`, actual: { command: list(facts.target, manifest) }, expected: lines(moved), norm: textNorm(1) },
-    ...(knobs.strictness >= 1 ? [{ key: 'inbox', label: 'files left in inbox/', actual: { command: list('inbox') }, expected: lines(left), norm: textNorm(1) }] : []),
-    { key: 'manifest', label: `${facts.target}/${manifest}`, requireFile: `${facts.target}/${manifest}`, actual: { file: `${facts.target}/${manifest}` }, expected: lines(manifestLines), norm: textNorm(knobs.strictness) },
-  ]);
+  const instruction = instructionOf(factDefs, hidden, h, knobs.feedback);
+  if (knobs.feedback > 0) files.push(checkScriptFile(h, knobs.feedback));
+  const verifier = verifierOf(facts, moved, left, h, knobs.strictness);
   return environmentSpecSchema.parse({
     apiVersion: specApiVersion,
     kind: 'Environment',
@@ -141,6 +94,93 @@ function generate(input: GenerateInput, rng: Rng): EnvironmentSpec {
     skills: fileOrganize.skills,
     provenance: { source: builtinSource(name, seed), author: 'coevolve built-in generator' },
   });
+}
+
+/** A task's drawn content: the user's facts, the inbox files that move or stay, the pinned folders and the sandbox files. */
+interface Content {
+  facts: Facts;
+  /** Top-level inbox files that move (those without an extension only from horizon 2). */
+  moving: string[];
+  /** Files starting with the skip prefix: they stay in the inbox. */
+  skipped: string[];
+  pinned: { dir: string; files: string[] }[];
+  /** Every file of the pinned folders, README included, relative to the inbox. */
+  pinnedPaths: string[];
+  files: SandboxFile[];
+}
+
+/**
+ * Draws the content from the seed's streams. The names are drawn in this order through one drawer (names are unique
+ * across the task, so the order decides which draw gets which name): top-level files, skipped, without extension,
+ * then the pinned folders'. Names without an extension and every pinned folder are drawn whatever the knobs.
+ */
+function drawContent(c: (aspect: string) => Rng, h: number, distractors: number): Content {
+  const fr = c('facts');
+  const facts: Facts = { target: `${fr.pick(targetWords)}-${fr.int(10, 99)}`, upper: fr.chance(0.7), skip: fr.pick(skipPrefixes) };
+  const draw = nameDrawer();
+  // Both cases of an extension appear so that forgetting the case rule shows.
+  const tr = c('files');
+  const top = [draw(tr, 'jpg'), draw(tr, 'JPG'), ...Array.from({ length: tr.int(4, 8) }, () => draw(tr, tr.pick(extensions)))];
+  const sr = c('skipped');
+  const skipped = [draw(sr, 'txt', facts.skip), draw(sr, 'pdf', facts.skip)];
+  const nr = c('no-extension');
+  const noExt = [draw(nr, null), draw(nr, null)];
+  const pinned = c('pinned').shuffle(pinnedNames).map((dir, i) => {
+    const pr = c(`pinned-${i}`);
+    return { dir, files: Array.from({ length: pr.int(1, 2) }, () => draw(pr, pr.pick(extensions))) };
+  }).slice(0, distractors);
+  const moving = [...top, ...(h >= 2 ? noExt : [])];
+  const pinnedPaths = pinned.flatMap((p) => [...p.files.map((f) => `${p.dir}/${f}`), `${p.dir}/README`]);
+  const files: SandboxFile[] = [
+    ...[...moving, ...skipped].map((n) => ({ path: `inbox/${n}`, content: `${n} ${c(`body/${n}`).int(1000, 9999)}\n` })),
+    ...pinnedPaths.map((p) => ({ path: `inbox/${p}`, content: p.endsWith('/README') ? pinnedReadme : `${p} pinned\n` })),
+  ];
+  return { facts, moving, skipped, pinned, pinnedPaths, files };
+}
+
+/** The folder a file moves to: its extension, or misc without one, in the user's case. */
+function folderOf(n: string, upper: boolean): string {
+  const dot = n.lastIndexOf('.');
+  const base = dot < 0 ? 'misc' : n.slice(dot + 1);
+  return upper ? base.toUpperCase() : base.toLowerCase();
+}
+
+function factDefsOf(facts: Facts): HiddenFact[] {
+  return [
+    { id: 'target', text: factText.target(facts), keywords: ['destination', 'where', 'folder', 'under', 'target', 'move them'] },
+    { id: 'case', text: factText.case(facts), keywords: ['case', 'uppercase', 'lowercase', 'capital', 'naming', 'name the'] },
+    { id: 'skip', text: factText.skip(facts), keywords: ['skip', 'leave', 'exclude', 'stay', 'ignore', 'exception'] },
+  ];
+}
+
+/** The request: the intro, each fact (or its vague form when hidden), the horizon's stages and the check's mention. */
+function instructionOf(factDefs: HiddenFact[], hidden: Set<string>, h: number, feedback: number): string {
+  const stages = [stageText.byExt, ...(h >= 2 ? [stageText.noExt] : []), stageText.manifest, ...(h >= 4 ? [stageText.folders] : []), ...(h >= 3 ? [stageText.total] : [])];
+  return [
+    intro,
+    ...factDefs.map((f) => (hidden.has(f.id) ? vagueText[f.id as keyof typeof vagueText] : f.text)),
+    ...stages,
+    feedback > 0 ? `Run \`sh ${checkScriptPath} <manifest file>\` to check the manifest format before you finish.` : '',
+  ].filter(Boolean).join('\n');
+}
+
+/** check.sh on the manifest: its line format, sort order and the horizon's footer lines. */
+function checkScriptFile(h: number, feedback: number): SandboxFile {
+  const footers = [...(h >= 4 ? ['^folders [0-9]+$'] : []), ...(h >= 3 ? ['^total [0-9]+$'] : [])];
+  return { path: checkScriptPath, content: buildFormatCheck({ data: '^[A-Za-z]+/[A-Za-z0-9._-]+$', sortArgs: '-k1', movedFrom: 'inbox', ...(footers.length ? { footers } : {}) }, feedback >= 2), mode: '755' };
+}
+
+/** The verifier: the files under the target, what is left in the inbox (strictness 1 and up), and the manifest. */
+function verifierOf(facts: Facts, moved: string[], left: string[], h: number, strictness: number): ReturnType<typeof buildVerifier> {
+  const list = (dir: string, exclude?: string): string => `cd ${shq(dir)} && find . -type f${exclude ? ` ! -path ${shq(`./${exclude}`)}` : ''} | sed 's|^\\./||' | LC_ALL=C sort`;
+  const lines = (xs: string[]): string => xs.map((x) => `${x}\n`).join('');
+  const folders = new Set(moved.map((m) => m.split('/')[0])).size;
+  const manifestLines = [...moved, ...(h >= 4 ? [`folders ${folders}`] : []), ...(h >= 3 ? [`total ${moved.length}`] : [])];
+  return buildVerifier(name, strictness, [
+    { key: 'moved', label: `files in ${facts.target}/`, actual: { command: list(facts.target, manifest) }, expected: lines(moved), norm: textNorm(1) },
+    ...(strictness >= 1 ? [{ key: 'inbox', label: 'files left in inbox/', actual: { command: list('inbox') }, expected: lines(left), norm: textNorm(1) }] : []),
+    { key: 'manifest', label: `${facts.target}/${manifest}`, requireFile: `${facts.target}/${manifest}`, actual: { file: `${facts.target}/${manifest}` }, expected: lines(manifestLines), norm: textNorm(strictness) },
+  ]);
 }
 
 const byteCompare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

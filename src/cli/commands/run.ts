@@ -35,7 +35,15 @@ interface RunFlags {
   json?: boolean;
 }
 
+/** The commands that start, continue and report a run. */
 export function registerRunCommands(program: Command): void {
+  registerRun(program);
+  registerResume(program);
+  registerReport(program);
+}
+
+/** `coevolve run <run.yaml>`: a new run directory under --out (or the config's output), then the run. */
+function registerRun(program: Command): void {
   program
     .command('run')
     .description('Run a co-evolution from a *.run.yaml (built-in roles need no model and no key).')
@@ -69,7 +77,10 @@ export function registerRunCommands(program: Command): void {
       });
       await execute(writer, config, seeds, cast, flags, undefined);
     });
+}
 
+/** `coevolve resume <runDir>`: repairs the run's index, reloads its history and goes on from where it stopped. */
+function registerResume(program: Command): void {
   program
     .command('resume')
     .description('Continue a run that was stopped or killed; finished rollouts are kept, unfinished ones replayed.')
@@ -104,7 +115,10 @@ export function registerRunCommands(program: Command): void {
       }
       await execute(writer, config, seeds, cast, flags, history);
     });
+}
 
+/** `coevolve report <runDir>`: the per-generation metrics table (or JSON). */
+function registerReport(program: Command): void {
   program
     .command('report')
     .description('Per-generation metrics of a run: a markdown table, or JSON with --json.')

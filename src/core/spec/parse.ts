@@ -30,19 +30,9 @@ export interface ParsedSpec {
  */
 export function parseSpecText(text: string, file: string, kind?: SpecKind): ParsedSpec {
   const problems: Problem[] = [];
-  const fileLevel = (message: string, range: TextRange = startOfFile): ParsedSpec => ({
-    file,
-    ...(kind ? { kind } : {}),
-    problems: [problemAt(file, range, 'error', message)],
-    locate: () => startOfFile,
-  });
-
-  const bytes = utf8Length(text);
-  if (bytes > maxSpecFileBytes) return fileLevel(tooLargeMessage(bytes));
-  const binary = firstNonText(text);
-  if (binary) {
-    const what = binary.char === '\uFFFD' ? 'bytes that are not valid UTF-8' : `a control character (U+${binary.char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`;
-    return fileLevel(`this does not look like a text file: it contains ${what}; a spec is UTF-8 YAML text`, binary.range);
+  const unreadable = textFault(text);
+  if (unreadable) {
+    return { file, ...(kind ? { kind } : {}), problems: [problemAt(file, unreadable.range, 'error', unreadable.message)], locate: () => startOfFile };
   }
 
   const lineCounter = new LineCounter();
@@ -54,31 +44,9 @@ export function parseSpecText(text: string, file: string, kind?: SpecKind): Pars
     problems.push(problemAt(file, range, severity, message, path));
   };
 
-  // One syntax error per line: the yaml package often reports a cascade after the first fault on a line.
-  const linesWithErrors = new Set<number>();
-  for (const err of doc.errors) {
-    const line = lineCounter.linePos(err.pos[0]).line;
-    if (linesWithErrors.has(line)) continue;
-    linesWithErrors.add(line);
-    const m = describeYamlError(err, doc, map, text);
-    add(m.range, 'error', m.message);
-  }
-  for (const warn of doc.warnings) {
-    const m = describeYamlError(warn, doc, map, text);
-    add(m.range, 'warning', m.message);
-  }
+  addYamlProblems(doc, lineCounter, map, text, add);
   if (doc.errors.length > 0) return finish(result, kind);
-
-  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
-    const example = kindFromFileName(file) ?? kind ?? 'Environment';
-    add(startOfFile, 'error', `file is empty; a spec starts with "apiVersion: ${specApiVersion}" and "kind: ${example}"`);
-    return finish(result, kind);
-  }
-  if (!isMap(doc.contents)) {
-    const got = isSeq(doc.contents) ? 'a list' : isAlias(doc.contents) ? 'an alias' : 'a single value';
-    add(map.nodeRange(doc.contents) ?? startOfFile, 'error', `expected a mapping of fields ("key: value" lines) at the top level, got ${got}`);
-    return finish(result, kind);
-  }
+  if (!topLevelIsMapping(doc, file, kind, map, add)) return finish(result, kind);
   if (!structureProblems(doc, map, add)) return finish(result, kind);
 
   const resolved = resolveKind(doc, file, kind, map, add);
@@ -93,25 +61,78 @@ export function parseSpecText(text: string, file: string, kind?: SpecKind): Pars
     add(startOfFile, 'error', `cannot build the spec: ${err instanceof Error ? err.message : String(err)}`);
     return finish(result, resolved);
   }
+  checkAgainstSchema(result, resolved, input, map, add);
+  return finish(result, resolved);
+}
 
-  const schema = specKindInfo[resolved].schema;
+/**
+ * What makes a text no spec at all, before any parsing: too large, or not text (a control character or bytes that
+ * were not UTF-8). Such a file gets this one problem and nothing else.
+ */
+function textFault(text: string): { message: string; range: TextRange } | undefined {
+  const bytes = utf8Length(text);
+  if (bytes > maxSpecFileBytes) return { message: tooLargeMessage(bytes), range: startOfFile };
+  const binary = firstNonText(text);
+  if (!binary) return undefined;
+  const what = binary.char === '\uFFFD' ? 'bytes that are not valid UTF-8' : `a control character (U+${binary.char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`;
+  return { message: `this does not look like a text file: it contains ${what}; a spec is UTF-8 YAML text`, range: binary.range };
+}
+
+/** The yaml package's errors and warnings as problems. */
+function addYamlProblems(doc: Document, lineCounter: LineCounter, map: SpecSourceMap, text: string, add: Add): void {
+  // One syntax error per line: the yaml package often reports a cascade after the first fault on a line.
+  const linesWithErrors = new Set<number>();
+  for (const err of doc.errors) {
+    const line = lineCounter.linePos(err.pos[0]).line;
+    if (linesWithErrors.has(line)) continue;
+    linesWithErrors.add(line);
+    const m = describeYamlError(err, doc, map, text);
+    add(m.range, 'error', m.message);
+  }
+  for (const warn of doc.warnings) {
+    const m = describeYamlError(warn, doc, map, text);
+    add(m.range, 'warning', m.message);
+  }
+}
+
+/** A spec is a mapping of fields; an empty file, a list, an alias or a single value is reported. Returns false then. */
+function topLevelIsMapping(doc: Document, file: string, kind: SpecKind | undefined, map: SpecSourceMap, add: Add): boolean {
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
+    const example = kindFromFileName(file) ?? kind ?? 'Environment';
+    add(startOfFile, 'error', `file is empty; a spec starts with "apiVersion: ${specApiVersion}" and "kind: ${example}"`);
+    return false;
+  }
+  if (!isMap(doc.contents)) {
+    const got = isSeq(doc.contents) ? 'a list' : isAlias(doc.contents) ? 'an alias' : 'a single value';
+    add(map.nodeRange(doc.contents) ?? startOfFile, 'error', `expected a mapping of fields ("key: value" lines) at the top level, got ${got}`);
+    return false;
+  }
+  return true;
+}
+
+/**
+ * Checks the values against the kind's schema: the typed spec (and an environment's verifier-layout warnings) when they
+ * fit, else one problem per issue, placed on the key, the value or where a missing field belongs. A wrong `kind:` is
+ * reported once: by resolveKind when it already said so.
+ */
+function checkAgainstSchema(result: ParsedSpec, kind: SpecKind, input: unknown, map: SpecSourceMap, add: Add): void {
+  const schema = specKindInfo[kind].schema;
   const parsed = schema.safeParse(input);
   if (parsed.success) {
     result.spec = parsed.data as AnySpec;
-    if (resolved === 'Environment') {
+    if (kind === 'Environment') {
       for (const w of verifierLayoutWarnings(parsed.data as EnvironmentSpec)) add(map.value(w.path), 'warning', w.message, w.path);
     }
-  } else {
-    const kindReported = problems.some((p) => p.path.length === 1 && p.path[0] === 'kind');
-    for (const issue of parsed.error.issues) {
-      for (const m of describeIssue(issue, schema, input)) {
-        if (kindReported && m.path.length === 1 && m.path[0] === 'kind') continue;
-        const range = m.anchor === 'key' ? map.key(m.path) : m.anchor === 'missing' ? map.missing(m.path) : map.value(m.path);
-        add(range, 'error', m.message, m.path);
-      }
+    return;
+  }
+  const kindReported = result.problems.some((p) => p.path.length === 1 && p.path[0] === 'kind');
+  for (const issue of parsed.error.issues) {
+    for (const m of describeIssue(issue, schema, input)) {
+      if (kindReported && m.path.length === 1 && m.path[0] === 'kind') continue;
+      const range = m.anchor === 'key' ? map.key(m.path) : m.anchor === 'missing' ? map.missing(m.path) : map.value(m.path);
+      add(range, 'error', m.message, m.path);
     }
   }
-  return finish(result, resolved);
 }
 
 /** The problem for a file over maxSpecFileBytes; readers that check the size before reading use it too. */
