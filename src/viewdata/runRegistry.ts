@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { RunEvent, RunManifest } from '../core/ports/runStore.js';
 import { runLayout } from '../store/layout.js';
 import { listRuns } from '../store/runReader.js';
@@ -64,18 +64,8 @@ export class RunRegistry implements RunResolver {
 
   /** Run directories, newest first; a run that cannot be read is listed with its problem. */
   list(): RunEntry[] {
-    this.forgetGone();
-    const seen = new Set<string>();
-    const out: RunEntry[] = [];
-    for (const folder of this.outputDirs()) {
-      for (const r of listRuns(folder)) {
-        seen.add(r.dir);
-        out.push(this.entry(r.dir));
-      }
-    }
-    // Runs opened explicitly (e.g. a second run to compare) stay known even outside the output folders.
-    for (const [dir, e] of this.runs) if (!seen.has(dir) && e.live) out.push(e);
-    return out;
+    const found = this.outputDirs().flatMap((folder) => listRuns(folder));
+    return [...found.map((r) => this.entry(r.dir)), ...this.unlisted(found)];
   }
 
   /**
@@ -92,18 +82,30 @@ export class RunRegistry implements RunResolver {
     });
   }
 
-  /** The runs opened so far (the ones a refresh reads). */
+  /**
+   * The runs opened so far (the ones a refresh reads). No folder is checked: a deletion is learned from the watcher
+   * (refresh), the lists' folder read and the poll's forgetGone, so a run deleted unseen may stay here until then.
+   */
   opened(): RunEntry[] {
-    this.forgetGone();
     return [...this.runs.values()];
   }
 
   listed(): { dir: string; manifest: RunManifest }[] {
-    this.forgetGone();
-    const out = this.outputDirs().flatMap((folder) => listRuns(folder));
-    const seen = new Set(out.map((r) => r.dir));
-    for (const [dir, e] of this.runs) if (!seen.has(dir) && e.live) out.push({ dir, manifest: e.live.manifest });
-    return out;
+    const found = this.outputDirs().flatMap((folder) => listRuns(folder));
+    return [...found, ...this.unlisted(found).map((e) => ({ dir: e.dir, manifest: e.live!.manifest }))];
+  }
+
+  /**
+   * The known runs the folder read did not find that are still there and open: runs opened explicitly (e.g. a
+   * second run to compare) stay known outside the output folders. Each is checked once, as no folder read names it;
+   * the gone are forgotten. A listed run costs no check: being listed says it is there.
+   */
+  private unlisted(found: readonly { dir: string }[]): (RunEntry & { live: LiveRun })[] {
+    const seen = new Set(found.map((r) => r.dir));
+    const rest = [...this.runs.values()].filter((e) => !seen.has(e.dir));
+    const gone = rest.filter((e) => !existsSync(e.dir)).map((e) => e.dir);
+    this.forget(gone);
+    return rest.filter((e): e is RunEntry & { live: LiveRun } => e.live !== undefined && !gone.includes(e.dir));
   }
 
   private entry(dir: string): RunEntry {
@@ -155,9 +157,12 @@ export class RunRegistry implements RunResolver {
   /** Reads what was appended to a run's event log and tells the listeners. */
   refresh(dir: string): RunEvent[] {
     if (!existsSync(dir)) {
-      // A deleted run (or runs) folder reaches the watcher as this refresh: forgetting what is gone tells the tree
-      // and the viewers. A gone folder the registry did not know still redraws the tree (it may have been listed).
-      if (!this.forgetGone().includes(dir)) this.emit(dir, []);
+      // A deleted run (or runs) folder reaches the watcher as this refresh: forgetting the runs at or under it tells
+      // the tree and the viewers, with no other check. A gone folder the registry did not know still redraws the
+      // tree (it may have been listed).
+      const gone = [...this.runs.keys()].filter((d) => d === dir || d.startsWith(dir + sep));
+      this.forget(gone);
+      if (!gone.includes(dir)) this.emit(dir, []);
       return [];
     }
     const e = this.runs.get(dir);
@@ -176,24 +181,34 @@ export class RunRegistry implements RunResolver {
   }
 
   /**
-   * Forgets every known run whose folder is gone, telling the listeners (a change, so the tree redraws, and a
-   * removal, so viewers of the run ask again and say it is gone); returns their directories. One stat per known
-   * run: the lists call it, so a deleted run never stays listed even when no watcher saw it go.
+   * Forgets every known run whose folder is gone and returns their directories: what the watcher's slow poll does
+   * for deletions no watcher event names (a watcher may report only the top folder of a deleted tree, and runs
+   * outside the output folders are not watched). One read of each output folder answers for its runs; a run
+   * outside them (a compared run) is checked on its own.
    */
   forgetGone(): string[] {
-    const gone = [...this.runs.keys()].filter((dir) => !existsSync(dir));
-    for (const dir of gone) this.runs.delete(dir);
-    for (const dir of gone) {
+    const names = new Map(this.outputDirs().map((f) => [resolve(f), namesIn(f)]));
+    const gone = [...this.runs.keys()].filter((dir) => {
+      const inFolder = names.get(dirname(dir)); // undefined: outside the output folders, or one that cannot be read
+      return inFolder === undefined ? !existsSync(dir) : inFolder === null || !inFolder.has(basename(dir));
+    });
+    this.forget(gone);
+    return gone;
+  }
+
+  /** Forgets runs and tells the listeners: a change, so the tree redraws, and a removal, so their viewers ask again. */
+  private forget(dirs: readonly string[]): void {
+    const known = dirs.filter((dir) => this.runs.delete(dir));
+    for (const dir of known) {
       this.emit(dir, []);
       for (const l of this.removeListeners) l(dir);
     }
-    return gone;
   }
 
   /** Throws RunGoneError for a run directory that is not there, forgetting the run if it was known. */
   private throwIfGone(dir: string): void {
     if (existsSync(dir)) return;
-    this.forgetGone();
+    this.forget([dir]);
     throw new RunGoneError(dir);
   }
 
@@ -215,5 +230,18 @@ export class RunRegistry implements RunResolver {
   /** The run directory that contains a path (an events.jsonl or manifest.json the watcher saw). */
   static runDirOf(path: string): string {
     return resolve(join(path, '..'));
+  }
+}
+
+/**
+ * The entry names of an output folder; null when it is not there (its runs are gone); undefined when it cannot be
+ * read now (EACCES, EMFILE), so its runs are checked one by one as a run outside the folders is.
+ */
+function namesIn(folder: string): Set<string> | null | undefined {
+  try {
+    return new Set(readdirSync(folder));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? null : undefined;
   }
 }

@@ -12,7 +12,7 @@ import { RolloutTableIndex, rolloutRow, rowPasses } from './rolloutTable.js';
 import { rolloutView } from './rolloutView.js';
 import { specView } from './specView.js';
 import { runChoicesYielding, runNamesYielding, runsWindow } from './runListing.js';
-import type { RunResolver } from './runRegistry.js';
+import { RunGoneError, type RunResolver } from './runRegistry.js';
 import { TranscriptIndex } from './transcriptSearch.js';
 import { defaultTranscriptCache, TranscriptStore } from './transcriptStore.js';
 
@@ -77,6 +77,19 @@ export class ViewData {
    * What the dashboard of a run reads, brought up to date with its log: the run's LiveRun when one is open (its
    * index is there already), else its outline, which skips the rollout lines the dashboard does not use.
    */
+  /**
+   * The compared run of a dashboard, or why it is gone: a deleted compared run must not take the run's own dashboard
+   * with it. Any other error (a run refused or unreadable) still fails the request, as it did.
+   */
+  private compareSource(ref: string): RunSource | RunGoneError {
+    try {
+      return this.dashboardSource(ref);
+    } catch (err) {
+      if (err instanceof RunGoneError) return err;
+      throw err;
+    }
+  }
+
   dashboardSource(ref: string): RunSource {
     const found = this.runs.find?.(ref);
     if (!found) {
@@ -133,11 +146,12 @@ export class ViewData {
     'rollout/get': (p) => rolloutView(this.runs, p),
     'dashboard/get': (p) => {
       const run = this.dashboardSource(p.runDir);
-      const compare = p.compareRunDir ? this.dashboardSource(p.compareRunDir) : undefined;
+      const compare = p.compareRunDir ? this.compareSource(p.compareRunDir) : undefined;
       // An open run starts its transcript index ahead of any search: a moment after this answer, so the page draws
       // first.
       setTimeout(() => this.startTranscriptsOf(p.runDir), 250).unref?.();
-      return dashboardView(run, compare, (d) => this.runs.refOf(d));
+      const view = dashboardView(run, compare instanceof RunGoneError ? undefined : compare, (d) => this.runs.refOf(d));
+      return compare instanceof RunGoneError ? { ...view, compareGone: compare.message } : view;
     },
     'runs/list': () => runChoicesYielding(this.runs),
     'runs/names': () => runNamesYielding(this.runs),

@@ -178,6 +178,8 @@ export interface DashboardView {
   /** The steering's aim by move over the run (as `coevolve report` prints it; empty for runs without predictions). */
   aimByMove?: MoveAim[];
   compare: RunOverview | null;
+  /** Why the compared run is not shown (its folder is gone), when one was asked for: the run itself still is. */
+  compareGone?: string;
 }
 
 /** A run as a picker of runs names it: no metrics read. */

@@ -35,8 +35,9 @@ export function watchRuns(registry: RunRegistry, debounceMs = 150): vscode.Dispo
   };
   watch();
   const poll = setInterval(() => {
-    // opened() forgets runs whose folder is gone first. Only opened runs can be marked running (rows() opens every
-    // running run it lists).
+    // Deletions no event named: one read per runs folder, one check per opened run outside them. Then only opened
+    // runs can be marked running (rows() opens every running run it lists).
+    registry.forgetGone();
     for (const e of registry.opened()) if (e.live?.run.status === 'running') registry.refresh(e.dir);
   }, 5_000);
   const folders = vscode.workspace.onDidChangeWorkspaceFolders(watch);

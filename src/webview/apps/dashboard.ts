@@ -236,6 +236,7 @@ export class RunDashboard extends LitElement {
             <option value="" ?selected=${!v.compare}>(none)</option>
             ${this.runs.filter((c) => c.runDir !== r.runDir).map((c) => html`<option value=${c.runDir} ?selected=${v.compare?.runDir === c.runDir}>${runTitle(c)} · ${c.status}</option>`)}
           </select>
+          ${v.compareGone ? html`<span class="compare-gone" id="compare-gone"><span class="codicon codicon-warning"></span> ${v.compareGone}</span>` : nothing}
         </div>
       </header>
       <vscode-tabs selected-index=${tabs.indexOf(this.tab)} @vsc-tabs-select=${(e: CustomEvent<{ selectedIndex: number }>) => this.setTab(tabs[e.detail.selectedIndex] ?? 'overview')}>

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { RunEvent } from '../../../src/core/ports/runStore.js';
 import { buildReport } from '../../../src/cli/run/report.js';
@@ -226,6 +226,20 @@ describe('run dashboard in Chromium on a real demo run', function () {
     assert.match(text, /[+−±]\d+ pp/);
     assert.doesNotMatch(text, /[+-]\d+%/);
     assert.deepEqual(await cspViolations(page), []);
+  });
+
+  it('a dashboard whose compared run is gone shows its run and says the compared run is gone', async () => {
+    // A compared run whose folder is not there: the real registry answers as for one deleted after it was picked.
+    const gone = join(dirname(runDir), 'compared-run-deleted');
+    const other = await openPanel(browser, 'dashboard', 'coevolve-dashboard', { runDir, compareRunDir: gone }, (m, p) => (data.handlers as Record<string, (x: unknown) => unknown>)[m]!(p));
+    try {
+      await other.page.locator('#verdict').waitFor();
+      assert.match((await other.page.locator('#compare-gone').textContent()) ?? '', /the run .*compared-run-deleted is gone: its folder was deleted or moved/);
+      assert.equal(await other.page.locator('#problem').count(), 0, 'the dashboard itself is not replaced by the problem');
+      assert.deepEqual(await cspViolations(other.page), []);
+    } finally {
+      await other.close();
+    }
   });
 
   it('every control of every tab is reachable by keyboard (no element takes only a mouse click)', async () => {

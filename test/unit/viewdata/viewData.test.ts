@@ -228,3 +228,31 @@ describe('view data layer: the dataset (curated items) of the runs a host shows'
     assert.equal(one.total, 0, 'a run the host does not list has no items');
   });
 });
+
+describe('view data layer: a dashboard whose compared run is gone', () => {
+  let out: string;
+  let runDir: string;
+  let comparedDir: string;
+  let data: ViewData;
+
+  before(async function () {
+    this.timeout(30_000);
+    out = mkdtempSync(join(tmpdir(), 'coevolve-viewdata-compare-'));
+    runDir = await makeRun(out, { generations: 1, pairsPerGeneration: 1, k: 1, hintPlays: 0 });
+    comparedDir = await makeRun(out, { name: 'compared', seed: 3, generations: 1, pairsPerGeneration: 1, k: 1, hintPlays: 0, startedAt: '2025-11-29T09:00:00.000Z' });
+    data = new ViewData(new RunRegistry(() => [out]), { transcriptCache: ownTranscriptCache() });
+  });
+  after(() => rmSync(out, { recursive: true, force: true }));
+
+  it('shows the run and says the compared run is gone; a gone run itself still fails the whole dashboard', () => {
+    const before = data.handlers['dashboard/get']({ runDir, compareRunDir: comparedDir });
+    assert.equal(before.compare?.runDir, comparedDir);
+    assert.equal(before.compareGone, undefined);
+    rmSync(comparedDir, { recursive: true, force: true });
+    const after = data.handlers['dashboard/get']({ runDir, compareRunDir: comparedDir });
+    assert.equal(after.run.runDir, runDir, 'the run is shown');
+    assert.equal(after.compare, null);
+    assert.match(after.compareGone ?? '', /the run .*compared.* is gone: its folder was deleted or moved/);
+    assert.throws(() => data.handlers['dashboard/get']({ runDir: comparedDir, compareRunDir: runDir }), /is gone: its folder was deleted or moved/);
+  });
+});
