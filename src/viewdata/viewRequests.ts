@@ -77,19 +77,6 @@ export class ViewData {
    * What the dashboard of a run reads, brought up to date with its log: the run's LiveRun when one is open (its
    * index is there already), else its outline, which skips the rollout lines the dashboard does not use.
    */
-  /**
-   * The compared run of a dashboard, or why it is gone: a deleted compared run must not take the run's own dashboard
-   * with it. Any other error (a run refused or unreadable) still fails the request, as it did.
-   */
-  private compareSource(ref: string): RunSource | RunGoneError {
-    try {
-      return this.dashboardSource(ref);
-    } catch (err) {
-      if (err instanceof RunGoneError) return err;
-      throw err;
-    }
-  }
-
   dashboardSource(ref: string): RunSource {
     const found = this.runs.find?.(ref);
     if (!found) {
@@ -106,6 +93,19 @@ export class ViewData {
     if (outline) outline.refresh();
     else this.outlines.set(found.dir, (outline = new RunOutline(found.dir)));
     return outline;
+  }
+
+  /**
+   * The compared run of a dashboard, or why it is gone: a deleted compared run must not take the run's own dashboard
+   * with it. Any other error (a run refused or unreadable) still fails the request, as it did.
+   */
+  private compareSource(ref: string): RunSource | RunGoneError {
+    try {
+      return this.dashboardSource(ref);
+    } catch (err) {
+      if (err instanceof RunGoneError) return err;
+      throw err;
+    }
   }
 
   /** The transcript index of a run (bench:editor reads its stats), kept on disk under the run's real path and id. */
