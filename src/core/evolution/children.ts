@@ -9,6 +9,7 @@ import type { UserEffectEntry } from '../metrics/metricsSchema.js';
 import { logistic, logit } from '../metrics/distributions.js';
 import { pairPosterior, screeningVerdict, screensOut } from '../metrics/pairEvidence.js';
 import type { realismIndicators } from '../metrics/realismIndicators.js';
+import { verdictOf } from '../rollout/verdict.js';
 import type { AgentConfig } from '../spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
@@ -16,7 +17,7 @@ import { frozenEnvIds, moveKey, type Archive, type PairEntry } from './archive.j
 import { environmentFingerprint } from './fingerprint.js';
 import { operatorMoves, type FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
-import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
+import { countOutcomes, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 import { availableMoves, makeEnvironmentChild, makeUserChild } from './moves.js';
 import { planChildren, type ChildPlan, type SteeringInput } from './steering.js';
 import { continueProbation, startProbation, userSlots, type ProbationEntry, type UserVerdict } from './userAdmission.js';
@@ -318,7 +319,7 @@ async function stepsOf(ctx: ChildContext, parent: EnvironmentSpec, move: DesignM
 /** A few plays of the child pair with the current agent; refused when they make it confidently out of band. */
 async function screenPair(ctx: ChildContext, user: UserProfile, env: EnvironmentSpec, agent: AgentConfig, tag: string): Promise<{ successes: number; trials: number }> {
   const plays: MeasurementPlay[] = Array.from({ length: childRules.screeningPlays }, (_, t) => ({ rolloutId: `g${ctx.generation}-screen-${tag}-${user.id}-t${t}`, env, user, agent, trial: t }));
-  return countOutcomes((await playMeasurements(ctx, plays, 'screening')).map(outcomeOf));
+  return countOutcomes((await playMeasurements(ctx, plays, 'screening')).map(verdictOf));
 }
 
 function screened(ctx: ChildContext, outcome: ChildOutcome, screen: { successes: number; trials: number }, predicted: number): ChildOutcome {

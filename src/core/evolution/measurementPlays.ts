@@ -36,9 +36,7 @@ export async function playMeasurements(ctx: GenerationContext, plays: Measuremen
   );
 }
 
-/** Success of a measurement play; an infrastructure error counts as no play (null). */
-export const outcomeOf = (r: RolloutRecord): boolean | null => (r.status === 'error' ? null : r.success);
-
+/** Successes and plays of a batch of verdicts (`verdictOf`); no outcome (null) is no play. */
 export function countOutcomes(bits: (boolean | null)[]): { successes: number; trials: number } {
   let successes = 0, trials = 0;
   for (const b of bits) {
