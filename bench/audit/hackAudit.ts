@@ -44,7 +44,7 @@ const noOutcome = (r: RolloutRecord): string => (r.status === 'error' ? String(r
 
 /** The exported Harbor task, run as Harbor runs it: tests/ at /tests, `sh /tests/test.sh` in the agent's sandbox. */
 export function harborExportSpec(env: EnvironmentSpec): EnvironmentSpec {
-  const files = renderHarborTask(env, { agentTimeoutSec: 600, inlineUser: false }).filter((f) => f.path.startsWith('tests/'));
+  const files = renderHarborTask(env, { inlineUser: false }).filter((f) => f.path.startsWith('tests/'));
   return environmentSpecSchema.parse({
     ...env,
     id: `${env.id}-harbor`,
