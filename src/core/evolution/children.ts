@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { bandCentre, inBand } from '../metrics/band.js';
 import type { Rng } from '../ports/rng.js';
 import { zeroUsage } from '../ports/model.js';
@@ -17,7 +16,7 @@ import { frozenEnvIds, moveKey, type Archive, type PairEntry } from './archive.j
 import { environmentFingerprint } from './fingerprint.js';
 import { operatorMoves, type FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
-import { countOutcomes, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
+import { countOutcomes, inPlanOrder, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 import { availableMoves, makeEnvironmentChild, makeUserChild } from './moves.js';
 import { planChildren, type ChildPlan, type SteeringInput } from './steering.js';
 import { continueProbation, startProbation, userSlots, type ProbationEntry, type UserVerdict } from './userAdmission.js';
@@ -73,10 +72,11 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
   const probation = await continueProbation(ctx, agent);
   const plans = planChildren(steeringInput(ctx, model, agent, count));
   const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
-  const limit = pLimit(Math.max(1, Math.ceil(ctx.config.concurrency / 2)));
-  const fresh = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, model, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
+  // Made and screened concurrently; their plays' ids are logged in plan order (artifacts/ids), never finishing order.
+  const fresh = await inPlanOrder(ctx, Math.max(1, Math.ceil(ctx.config.concurrency / 2)), plans.map((plan, i) => (own: ChildContext) => childOf(own, model, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints)));
   // Children from earlier generations' probation come first; they have no plan this generation.
-  const candidates = [...(await Promise.all(probation.map((v) => userCandidate(ctx, model, agent, v)))), ...fresh];
+  const decided = await inPlanOrder(ctx, probation.length || 1, probation.map((v) => (own: ChildContext) => userCandidate(own, model, agent, v)));
+  const candidates = [...decided, ...fresh];
   const planOf = (i: number): ChildPlan | undefined => (i < probation.length ? undefined : plans[i - probation.length]);
 
   const out: PopulationOutcome = { outcomes: [], aimed: [], fresh: [], userEffects: [], realism: [] };
