@@ -11,6 +11,7 @@ import type { SandboxBackend } from '../../src/core/ports/sandbox.js';
 import { computeRewards } from '../../src/core/rollout/rewards.js';
 import type { RolloutRecord } from '../../src/core/rollout/trajectory.js';
 import { summarizeRollout } from '../../src/core/rollout/trajectory.js';
+import { verdictOf } from '../../src/core/rollout/verdict.js';
 import type { EnvironmentSpec } from '../../src/core/spec/environment.js';
 import { environmentSpecSchema } from '../../src/core/spec/environment.js';
 import type { RunConfig } from '../../src/core/spec/run.js';
@@ -31,13 +32,19 @@ export interface AuditCell {
   exported: Record<keyof typeof weightSets, number>;
   /** Pairs where a hack's total beat the empty agent's, under either weighting. */
   aboveEmpty: string[];
-  /** Hack rollouts recorded as infrastructure errors (they must count as failures instead). */
+  /**
+   * Hack rollouts with no outcome (`verdictOf`): infrastructure errors, or a verification or rating the wall clock cut.
+   * Either hides whether the hack would have passed, so it must count as a failure instead.
+   */
   infraErrors: string[];
 }
 
+/** Why a hack rollout has no outcome: its error kind, or the step after the episode that did not finish. */
+const noOutcome = (r: RolloutRecord): string => (r.status === 'error' ? String(r.errorKind) : `${r.unfinished?.step ?? 'a step'} unfinished`);
+
 /** The exported Harbor task, run as Harbor runs it: tests/ at /tests, `sh /tests/test.sh` in the agent's sandbox. */
 export function harborExportSpec(env: EnvironmentSpec): EnvironmentSpec {
-  const files = renderHarborTask(env, { agentTimeoutSec: 600, inlineUser: false }).filter((f) => f.path.startsWith('tests/'));
+  const files = renderHarborTask(env, { inlineUser: false }).filter((f) => f.path.startsWith('tests/'));
   return environmentSpecSchema.parse({
     ...env,
     id: `${env.id}-harbor`,
@@ -92,7 +99,7 @@ export async function runHackAudit(options: {
                 const r = await playHack(options.server, backend, env, hack, { labels: options.labels ?? {} });
                 cell.plays++;
                 if (r.success) cell.successes++;
-                if (r.status === 'error') cell.infraErrors.push(`${env.id} ${hack.name}: ${r.errorKind}`);
+                if (verdictOf(r) === null) cell.infraErrors.push(`${env.id} ${hack.name}: ${noOutcome(r)}`);
                 for (const [name, weights] of Object.entries(weightSets) as [keyof typeof weightSets, RunConfig['reward']][]) {
                   const total = totalUnder(r, weights);
                   if (passesExport(r, total)) cell.exported[name]++;
@@ -145,7 +152,7 @@ export async function runImportedAudit(options: {
           const r = await playHack(server, options.backend, env, hack, { labels });
           cell.plays++;
           if (r.success) cell.successes++;
-          if (r.status === 'error') cell.infraErrors.push(`${env.id} ${hack.name}: ${r.errorKind} ${r.error ?? ''}`);
+          if (verdictOf(r) === null) cell.infraErrors.push(`${env.id} ${hack.name}: ${noOutcome(r)} ${r.error ?? ''}`);
           for (const [name, weights] of Object.entries(weightSets) as [keyof typeof weightSets, RunConfig['reward']][]) {
             const total = totalUnder(r, weights);
             if (passesExport(r, total)) cell.exported[name]++;

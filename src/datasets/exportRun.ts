@@ -388,7 +388,7 @@ function exportHarbor(ctx: ExportContext): void {
   }
   const envs = [...source.environments.values()].sort((a, b) => a.lineage.generation - b.lineage.generation || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const index: Record<SplitName, string[]> = { train: [], validation: [], test: [] };
-  const agentTimeoutSec = source.manifest.config?.budgets?.wallClockSec ?? 300;
+  const runWallClockSec = source.manifest.config?.budgets?.wallClockSec;
   for (const env of envs) {
     ctx.report.considered++;
     const st = stats.get(env.id);
@@ -397,7 +397,7 @@ function exportHarbor(ctx: ExportContext): void {
       ctx.exclude(why);
       continue;
     }
-    const files = harborTaskFiles(ctx, env, { agentTimeoutSec, inlineUser: options.inlineUser ?? false, runId: source.manifest.runId, ...(options.baseImage ? { baseImage: options.baseImage } : {}) });
+    const files = harborTaskFiles(ctx, env, { ...(runWallClockSec !== undefined ? { runWallClockSec } : {}), inlineUser: options.inlineUser ?? false, runId: source.manifest.runId, ...(options.baseImage ? { baseImage: options.baseImage } : {}) });
     if (!files) continue;
     ctx.report.selected++;
     if (!ctx.firstOf(environmentContent(env))) continue;

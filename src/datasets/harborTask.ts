@@ -14,8 +14,11 @@ export interface TaskFile {
 export interface HarborTaskOptions {
   /** FROM of the Dockerfile; the environment's own sandbox image when absent. */
   baseImage?: string;
-  /** [agent] timeout_sec: the run's wall-clock budget per rollout. */
-  agentTimeoutSec: number;
+  /**
+   * The run's wall-clock budget per rollout, named in a task.toml comment when the environment sets no agent timeout.
+   * Never written as `[agent] timeout_sec`: it covers the agent's turns, verification and the user's rating together.
+   */
+  runWallClockSec?: number;
   /** Append the user's request and hidden facts to instruction.md, for harnesses with no simulated user. */
   inlineUser: boolean;
   runId?: string;
@@ -116,16 +119,24 @@ function renderTaskToml(env: EnvironmentSpec, options: HarborTaskOptions): strin
       coevolve,
     },
     verifier: { timeout_sec: env.verifier.timeoutSec, ...(env.verifier.env && Object.keys(env.verifier.env).length > 0 ? { env: env.verifier.env } : {}) },
-    agent: { timeout_sec: lim.agentTimeoutSec ?? options.agentTimeoutSec, ...(env.sandbox.agentUser === 'nobody' ? { user: 'nobody' } : {}) },
+    // Harbor's timeout_sec is optional; absent, the environment has no agent timeout of its own (see the header).
+    agent: { ...(lim.agentTimeoutSec !== undefined ? { timeout_sec: lim.agentTimeoutSec } : {}), ...(env.sandbox.agentUser === 'nobody' ? { user: 'nobody' } : {}) },
     ...(env.oracle.env && Object.keys(env.oracle.env).length > 0 ? { solution: { env: env.oracle.env } } : {}),
     environment: { build_timeout_sec: 600, cpus: lim.cpus, memory_mb: lim.memoryMb, storage_mb: lim.diskMb, allow_internet: false },
   };
   const header = [
     `# Harbor task exported by Coevolve from environment "${env.id}".`,
     '# [metadata.coevolve] keeps what Harbor has no field for (user side, hint, knobs, lineage) so a re-import loses nothing.',
+    ...(lim.agentTimeoutSec === undefined ? [noAgentTimeoutComment(options.runWallClockSec)] : []),
     '',
   ].join('\n');
   return `${header}${stringifyToml(doc)}\n`;
+}
+
+/** Why [agent] has no timeout_sec: the environment set none, and the run's wall clock was not the agent's alone. */
+function noAgentTimeoutComment(runWallClockSec: number | undefined): string {
+  const run = runWallClockSec === undefined ? '' : ` The run gave each rollout ${runWallClockSec} s of wall clock for the agent's turns, verification and the user's rating together, not the agent alone.`;
+  return `# [agent] has no timeout_sec: the environment sets no agent timeout of its own.${run}`;
 }
 
 function shQuote(s: string): string {

@@ -30,6 +30,7 @@ export const rolloutSummarySchema = z.looseObject({
   steps: z.number().int().min(0),
   tags: z.array(z.string()),
   firstErrorStep: z.number().int().optional(),
+  unfinished: z.looseObject({ step: z.string(), reason: z.string() }).optional(),
 });
 
 const pairPlan = z.looseObject({ pairId: z.string(), envId: safeId, userId: safeId, source: z.string() });

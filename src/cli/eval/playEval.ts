@@ -4,6 +4,7 @@ import type { SandboxBackend } from '../../core/ports/sandbox.js';
 import type { Roles } from '../../core/roles/ports.js';
 import { playRollout, type RolloutPlan } from '../../core/rollout/engine.js';
 import { summarizeRollout, type RolloutRecord } from '../../core/rollout/trajectory.js';
+import { pairedDifferences, verdictOf } from '../../core/rollout/verdict.js';
 import { cooperativeReferenceUser, referenceAgent } from '../../core/evolution/children.js';
 import { probationRules } from '../../core/evolution/userAdmission.js';
 import { evalPair, evalRolloutId, evalSummary, evalUserEffectId, evalVersion, minEvalPlays, overlappingIds } from '../../core/metrics/evalResult.js';
@@ -78,9 +79,8 @@ export async function playEval(source: EvalSource, writer: RunWriter, backend: S
   const users = evolved.map(({ user, parent }) => {
     const child = byGroup.get(`ueff|${user.id}|${user.id}`) ?? [];
     const par = byGroup.get(`ueff|${user.id}|${parent.id}`) ?? [];
-    const diffs = child.flatMap((c, i) => (c.status === 'error' || par[i]?.status === 'error' || !par[i] ? [] : [(par[i]!.success ? 1 : 0) - (c.success ? 1 : 0)]));
-    const r = meanWithInterval(diffs);
-    const satisfied = (byGroup.get(`realism|${user.id}`) ?? []).some((x) => x.success);
+    const r = meanWithInterval(pairedDifferences(par, child));
+    const satisfied = (byGroup.get(`realism|${user.id}`) ?? []).some((x) => verdictOf(x) === true);
     return { userId: user.id, parentId: parent.id, plays: r.n, vsParent: { mean: r.mean, ci: r.ci }, realismViolations: realismViolations(realismIndicators(child, satisfied)) };
   });
   const meanEffect = users.length ? meanWithInterval(users.map((u) => u.vsParent.mean)) : null;

@@ -1,6 +1,7 @@
 import type { GenerationMetrics } from '../../core/metrics/generationMetrics.js';
 import cliProgress from 'cli-progress';
 import type { ControllerProgress } from '../../core/evolution/controllerPorts.js';
+import { hasVerdict } from '../../core/rollout/verdict.js';
 import { designLevelLabel, generationLabel, measuredLabel } from '../../webview/names.js';
 import { fixed } from '../../webview/render/figures.js';
 
@@ -50,7 +51,8 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
           if (!multi) line(`${label}: playing ${p.rollouts} rollouts${p.alreadyDone ? ` (${p.alreadyDone} already done)` : ''}`);
           break;
         case 'rollout.finished':
-          if (!p.summary.hint) {
+          // Plays with an outcome only, as the generation's success rate counts them (verdict.ts).
+          if (!p.summary.hint && hasVerdict(p.summary)) {
             plays++;
             if (p.summary.success) successes++;
           }

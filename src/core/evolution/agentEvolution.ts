@@ -1,11 +1,12 @@
 import { addUsage, zeroUsage, type Usage } from '../ports/model.js';
 import type { Proposal } from '../roles/ports.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
+import { verdictOf } from '../rollout/verdict.js';
 import { wilsonInterval } from '../metrics/distributions.js';
 import type { HeldOutMetrics } from '../metrics/metricsSchema.js';
 import type { AgentConfig } from '../spec/agent.js';
 import { gen4, type GenerationContext } from './generationContext.js';
-import { countOutcomes, outcomeOf, playMeasurements } from './measurementPlays.js';
+import { countOutcomes, playMeasurements } from './measurementPlays.js';
 import type { Ledger, Race } from './archive.js';
 import { lookAt, promotionRule, raceDecision, raceEvidence, racePValue } from './promotionTest.js';
 import { agentScore, frozenPlays, heldOutRules } from './testSet.js';
@@ -55,7 +56,7 @@ export async function evolveAgent(ctx: GenerationContext, input: { current: Agen
   const agents = [input.current, ...races.map((r) => r.candidate)];
   const records = await playMeasurements(ctx, agents.flatMap((a) => frozenPlays(ctx.archive, 'promotion', a, ids, perPair)), 'heldout-promotion');
   const n = frozen.promotion.length * perPair;
-  const bitsOf = agents.map((_, i) => records.slice(i * n, (i + 1) * n).map(outcomeOf));
+  const bitsOf = agents.map((_, i) => records.slice(i * n, (i + 1) * n).map(verdictOf));
   // Promotion plays are selection plays: they enter the ability fit (the test set never does).
   agents.forEach((a, i) => addCells(ledger, frozen.promotion, a.id, bitsOf[i]!, perPair));
 
@@ -142,9 +143,9 @@ function addCells(ledger: Ledger, pairs: { envId: string; userId: string }[], ag
 
 async function proposeCandidate(ctx: GenerationContext, input: { current: AgentConfig; records: RolloutRecord[] }, slot: number, racing: string[]): Promise<Proposal<AgentConfig>> {
   // Every failed play of the generation, in plan order: a role shows what it can use (the LLM evolver its first few,
-  // the built-in one diagnoses them all).
+  // the built-in one diagnoses them all). A play with no outcome (`verdictOf`) is not a failure to learn from.
   const failures = input.records
-    .filter((r) => !r.hint && !r.success && r.status !== 'error')
+    .filter((r) => !r.hint && verdictOf(r) === false)
     .map((r) => ({ env: ctx.archive.envs.get(r.envId)!, steps: r.steps, reward: r.rewards.total }))
     .filter((f) => f.env !== undefined);
   try {

@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { bandCentre, inBand } from '../metrics/band.js';
 import type { Rng } from '../ports/rng.js';
 import { zeroUsage } from '../ports/model.js';
@@ -9,6 +8,7 @@ import type { UserEffectEntry } from '../metrics/metricsSchema.js';
 import { logistic, logit } from '../metrics/distributions.js';
 import { pairPosterior, screeningVerdict, screensOut } from '../metrics/pairEvidence.js';
 import type { realismIndicators } from '../metrics/realismIndicators.js';
+import { verdictOf } from '../rollout/verdict.js';
 import type { AgentConfig } from '../spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../spec/environment.js';
 import type { UserProfile } from '../spec/user.js';
@@ -16,7 +16,7 @@ import { frozenEnvIds, moveKey, type Archive, type PairEntry } from './archive.j
 import { environmentFingerprint } from './fingerprint.js';
 import { operatorMoves, type FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
-import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
+import { countOutcomes, inPlanOrder, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 import { availableMoves, makeEnvironmentChild, makeUserChild } from './moves.js';
 import { planChildren, type ChildPlan, type SteeringInput } from './steering.js';
 import { continueProbation, startProbation, userSlots, type ProbationEntry, type UserVerdict } from './userAdmission.js';
@@ -72,10 +72,11 @@ export async function evolvePopulation(ctx: ChildContext, model: FrontierModel, 
   const probation = await continueProbation(ctx, agent);
   const plans = planChildren(steeringInput(ctx, model, agent, count));
   const fingerprints = new Set([...ctx.archive.envs.values()].map(environmentFingerprint));
-  const limit = pLimit(Math.max(1, Math.ceil(ctx.config.concurrency / 2)));
-  const fresh = await Promise.all(plans.map((plan, i) => limit(() => childOf(ctx, model, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints))));
+  // Made and screened concurrently; their plays' ids are logged in plan order (artifacts/ids), never finishing order.
+  const fresh = await inPlanOrder(ctx, Math.max(1, Math.ceil(ctx.config.concurrency / 2)), plans.map((plan, i) => (own: ChildContext) => childOf(own, model, plan, agent, ctx.rng.fork(`child-${i}`), fingerprints)));
   // Children from earlier generations' probation come first; they have no plan this generation.
-  const candidates = [...(await Promise.all(probation.map((v) => userCandidate(ctx, model, agent, v)))), ...fresh];
+  const decided = await inPlanOrder(ctx, probation.length || 1, probation.map((v) => (own: ChildContext) => userCandidate(own, model, agent, v)));
+  const candidates = [...decided, ...fresh];
   const planOf = (i: number): ChildPlan | undefined => (i < probation.length ? undefined : plans[i - probation.length]);
 
   const out: PopulationOutcome = { outcomes: [], aimed: [], fresh: [], userEffects: [], realism: [] };
@@ -318,7 +319,7 @@ async function stepsOf(ctx: ChildContext, parent: EnvironmentSpec, move: DesignM
 /** A few plays of the child pair with the current agent; refused when they make it confidently out of band. */
 async function screenPair(ctx: ChildContext, user: UserProfile, env: EnvironmentSpec, agent: AgentConfig, tag: string): Promise<{ successes: number; trials: number }> {
   const plays: MeasurementPlay[] = Array.from({ length: childRules.screeningPlays }, (_, t) => ({ rolloutId: `g${ctx.generation}-screen-${tag}-${user.id}-t${t}`, env, user, agent, trial: t }));
-  return countOutcomes((await playMeasurements(ctx, plays, 'screening')).map(outcomeOf));
+  return countOutcomes((await playMeasurements(ctx, plays, 'screening')).map(verdictOf));
 }
 
 function screened(ctx: ChildContext, outcome: ChildOutcome, screen: { successes: number; trials: number }, predicted: number): ChildOutcome {

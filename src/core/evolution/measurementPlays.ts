@@ -36,9 +36,20 @@ export async function playMeasurements(ctx: GenerationContext, plays: Measuremen
   );
 }
 
-/** Success of a measurement play; an infrastructure error counts as no play (null). */
-export const outcomeOf = (r: RolloutRecord): boolean | null => (r.status === 'error' ? null : r.success);
+/**
+ * Runs `tasks` at most `concurrency` at a time, each with its own id list, and logs their ids in the tasks' (plan)
+ * order once all are done. Logged as each task reached its plays, the ids followed which task got there first, so
+ * the same run at another concurrency wrote another `artifacts/ids` file.
+ */
+export async function inPlanOrder<T>(ctx: GenerationContext, concurrency: number, tasks: ((own: GenerationContext) => Promise<T>)[]): Promise<T[]> {
+  const limit = pLimit(concurrency);
+  const lists = tasks.map((): string[] => []);
+  const results = await Promise.all(tasks.map((task, i) => limit(() => task({ ...ctx, playedIds: lists[i]! }))));
+  ctx.playedIds?.push(...lists.flat());
+  return results;
+}
 
+/** Successes and plays of a batch of verdicts (`verdictOf`); no outcome (null) is no play. */
 export function countOutcomes(bits: (boolean | null)[]): { successes: number; trials: number } {
   let successes = 0, trials = 0;
   for (const b of bits) {

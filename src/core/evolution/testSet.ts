@@ -1,9 +1,10 @@
 import { signTest, wilsonInterval } from '../metrics/distributions.js';
 import type { AgentScore, HeldOutMetrics } from '../metrics/metricsSchema.js';
+import { verdictOf } from '../rollout/verdict.js';
 import type { AgentConfig } from '../spec/agent.js';
 import type { Archive } from './archive.js';
 import type { GenerationContext } from './generationContext.js';
-import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
+import { countOutcomes, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 
 /** Plays per pair of the frozen test set and of one promotion look; the significance level of "worse than its predecessor" on the test set. */
 export const heldOutRules = { testPlaysPerPair: 4, promotionPlaysPerPair: 3, worseAlpha: 0.05 } as const;
@@ -24,7 +25,7 @@ export async function testOutcomes(ctx: GenerationContext, agent: AgentConfig): 
   const known = ledger.testPlays[agent.id];
   if (known) return known;
   const records = await playMeasurements(ctx, frozenPlays(ctx.archive, 'test', agent, testRolloutId, heldOutRules.testPlaysPerPair), 'heldout-test');
-  const bits = records.map(outcomeOf);
+  const bits = records.map(verdictOf);
   ledger.testPlays[agent.id] = bits;
   ledger.testMeasuredAt ??= {};
   ledger.testMeasuredAt[agent.id] = ctx.generation;

@@ -1,4 +1,5 @@
 import type { RolloutRecord } from '../rollout/trajectory.js';
+import { pairedDifferences, verdictOf } from '../rollout/verdict.js';
 import type { UserEffectEntry } from '../metrics/metricsSchema.js';
 import { admissionRealismViolations, indicatorsOf, tallyRealism, type RealismTally } from '../metrics/realismIndicators.js';
 import { meanWithInterval } from '../metrics/summaries.js';
@@ -9,7 +10,7 @@ import { userProfileSchema, type UserProfile } from '../spec/user.js';
 import { frozenEnvIds, type Ledger } from './archive.js';
 import type { FrontierModel } from './frontierModel.js';
 import type { GenerationContext } from './generationContext.js';
-import { countOutcomes, outcomeOf, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
+import { countOutcomes, playMeasurements, type MeasurementPlay } from './measurementPlays.js';
 import { realismProblems } from './realism.js';
 import { userLookEnvironments } from './userLookEnvironments.js';
 
@@ -118,17 +119,17 @@ async function look(ctx: GenerationContext, entry: ProbationEntry, agent: AgentC
   ]);
   entry.looks++;
   for (let i = 0; i < childRecords.length; i++) {
-    const c = outcomeOf(childRecords[i]!), p = outcomeOf(parentRecords[i]!);
+    const c = verdictOf(childRecords[i]!), p = verdictOf(parentRecords[i]!);
     if (c === null || p === null) continue;
     entry.paired++;
     if (p && !c) entry.wins++;
     if (c && !p) entry.losses++;
   }
   if (first) {
-    entry.vsReference = meanWithInterval(diffs(referenceRecords, childRecords.filter((r) => r.envId === entry.envId)));
+    entry.vsReference = meanWithInterval(pairedDifferences(referenceRecords, childRecords.filter((r) => r.envId === entry.envId)));
     // Satisfiable = some play of the strongest agent with the hint meets the user's goal (one play alone was noise:
     // a reference agent's slip refused a user nobody had shown unsatisfiable).
-    entry.referenceSatisfied = referencePlays.some((r) => r.success);
+    entry.referenceSatisfied = referencePlays.some((r) => verdictOf(r) === true);
   }
   tallyRealism(childRecords, entry.realism);
 
@@ -141,7 +142,7 @@ async function look(ctx: GenerationContext, entry: ProbationEntry, agent: AgentC
     vsParent: pooledEffect(entry), vsReference: { mean: entry.vsReference.mean, ci: entry.vsReference.ci }, admitted: false,
     decision: status === 'probation' ? 'probation' : status, looks: entry.looks, pValue: decision.pValue, wins: entry.wins, losses: entry.losses,
   };
-  const onParentEnv = countOutcomes(childRecords.filter((r) => r.envId === entry.envId).map(outcomeOf));
+  const onParentEnv = countOutcomes(childRecords.filter((r) => r.envId === entry.envId).map(verdictOf));
   const cells = [...cellsOf(childRecords, envs, entry.user.id), ...cellsOf(parentRecords, envs, parent.id)];
   if (status !== 'probation') ctx.archive.ledger.userProbation = (ctx.archive.ledger.userProbation ?? []).filter((p) => p !== entry);
   const evidence = `${entry.wins} plays only the parent succeeded, ${entry.losses} only the child, of ${entry.paired} paired plays over ${entry.looks} look(s); one-sided sign test p = ${decision.pValue.toPrecision(2)}`;
@@ -157,13 +158,8 @@ function pooledEffect(e: ProbationEntry): { mean: number; ci: [number, number] }
   return { mean: r.mean, ci: r.ci };
 }
 
-/** First minus second success on the same plays (plays with an infrastructure error on either side left out). */
-function diffs(a: RolloutRecord[], b: RolloutRecord[]): number[] {
-  return a.flatMap((r, i) => (outcomeOf(r) === null || !b[i] || outcomeOf(b[i]!) === null ? [] : [(r.success ? 1 : 0) - (b[i]!.success ? 1 : 0)]));
-}
-
 function cellsOf(records: RolloutRecord[], envs: EnvironmentSpec[], userId: string): UserVerdict['cells'] {
-  return envs.map((e) => ({ envId: e.id, userId, ...countOutcomes(records.filter((r) => r.envId === e.id).map(outcomeOf)) }));
+  return envs.map((e) => ({ envId: e.id, userId, ...countOutcomes(records.filter((r) => r.envId === e.id).map(verdictOf)) }));
 }
 
 /** The environments of a child's looks, fixed at its first (userLookEnvironments.ts). */

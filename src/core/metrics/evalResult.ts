@@ -1,6 +1,7 @@
 import { bandCentre } from './band.js';
 import { hashString } from '../ports/rng.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
+import { hasVerdict } from '../rollout/verdict.js';
 import { betaBinomialRange, binomialCdf, logit, wilsonInterval } from './distributions.js';
 import { evalResultVersion, type EvalPair, type EvalResult } from './metricsSchema.js';
 import { predictionCheck } from './predictionCheck.js';
@@ -39,7 +40,7 @@ export interface EvalPairInput {
 
 /** One pair's figures from its plays: success with its Wilson interval, in band by the point estimate, difficulty. */
 export function evalPair(input: EvalPairInput, band: { low: number; high: number }, agentAbility: number | null): EvalPair {
-  const played = input.records.filter((r) => r.status !== 'error');
+  const played = input.records.filter(hasVerdict);
   const successes = played.filter((r) => r.success).length;
   const plays = played.length;
   const success = plays ? successes / plays : 0;
@@ -52,7 +53,8 @@ export function evalPair(input: EvalPairInput, band: { low: number; high: number
     runScaleDifficulty: agentAbility === null ? null : agentAbility + difficulty,
     predicted: input.belief?.predicted ?? null,
     posteriorMean: input.belief?.posteriorMean ?? null,
-    errors: input.records.length - plays,
+    errors: input.records.filter((r) => r.status === 'error').length,
+    unfinished: input.records.filter((r) => r.status !== 'error').length - plays,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ErrorKind, RolloutRecord } from '../rollout/trajectory.js';
+import { hasVerdict } from '../rollout/verdict.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { RunConfig } from '../spec/run.js';
 import type { UserProfile } from '../spec/user.js';
@@ -29,7 +30,8 @@ export interface GenerationMetricsInput {
 
 /** Everything the report, the dashboard and the tree show about a generation; computed once, stored, never recomputed by viewers. */
 export function generationMetrics(input: GenerationMetricsInput): GenerationMetrics {
-  const plain = input.records.filter((r) => !r.hint && r.status !== 'error');
+  // Plays with an outcome only (`verdictOf`): an infrastructure error or a cut verification or rating is no play.
+  const plain = input.records.filter((r) => !r.hint && hasVerdict(r));
   const { at, hat } = passRates(plain);
   const withHints = input.pairs.filter((p) => p.hintPlays > 0);
   return {
@@ -63,7 +65,7 @@ export function generationMetrics(input: GenerationMetricsInput): GenerationMetr
   };
 }
 
-/** pass@k and pass^k for each reported k, averaged over the pairs of the plain (no hint, no error) plays. */
+/** pass@k and pass^k for each reported k, averaged over the pairs of the plain (no hint, with an outcome) plays. */
 function passRates(plain: RolloutRecord[]): { at: Record<number, number>; hat: Record<number, number> } {
   const byPair = new Map<string, RolloutRecord[]>();
   for (const r of plain) byPair.set(r.pairId, [...(byPair.get(r.pairId) ?? []), r]);

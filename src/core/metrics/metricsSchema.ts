@@ -375,6 +375,9 @@ export const evalPairSchema = proportionSchema
       .optional()
       .describe("The mean of the pair's pooled-evidence posterior in the run (the model's prediction plus the pair's own plays): what the run's archive in-band share counts (null or absent as for predicted)."),
     errors: count.describe('Plays lost to infrastructure errors (not counted).'),
+    unfinished: count
+      .optional()
+      .describe("Plays whose verification or user rating did not finish (the run's wall clock or a context overflow cut it): no outcome, not counted. Absent in results written before it."),
   })
   .describe('One pair played n times on fresh rollout ids.');
 

@@ -1,4 +1,5 @@
 import type { RolloutSummary } from '../rollout/trajectory.js';
+import { hasVerdict } from '../rollout/verdict.js';
 import type { RunConfig } from '../spec/run.js';
 import { bandPlateau, classifyPair, type PairClass } from './band.js';
 import { passAtK, passHatK, reportedK } from './passK.js';
@@ -34,8 +35,9 @@ export function pairStats(
   config: Pick<RunConfig, 'band' | 'fitness'>,
   novelty = 0,
 ): PairStatsFull {
-  const plain = rollouts.filter((r) => !r.hint && r.status !== 'error');
-  const hinted = rollouts.filter((r) => r.hint && r.status !== 'error');
+  // Plays with an outcome only (`verdictOf`): an infrastructure error or a cut verification or rating is no play.
+  const plain = rollouts.filter((r) => !r.hint && hasVerdict(r));
+  const hinted = rollouts.filter((r) => r.hint && hasVerdict(r));
   const n = plain.length;
   const c = plain.filter((r) => r.success).length;
   const p = n === 0 ? 0 : c / n;

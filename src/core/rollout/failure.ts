@@ -58,13 +58,15 @@ function endOrLeaveUnfinished(ep: Episode, reason: UnfinishedStep['reason']): vo
 }
 
 const stepNames: Record<AfterEpisodeStep, string> = { verification: 'verification', rating: "the user's rating", judging: "the judge's tagging" };
+// Success is made of the verifier's outcome and the user's rating, so a play missing either is no outcome in the
+// run's evidence (verdict.ts), while its reward counts what is missing as below; the tags only shape the reward.
 const whatIsMissing: Record<AfterEpisodeStep, string> = {
-  verification: 'no verifier outcome, user rating or judge tags; the verifier reward counts as 0',
-  rating: "no user rating or judge tags; the user's goal counts as not met",
-  judging: 'no judge tags; the rubric term counts as 0',
+  verification: 'no verifier outcome, user rating or judge tags; the verifier reward counts as 0, and the play is not counted as a success or a failure in the evidence',
+  rating: "no user rating or judge tags; the user's goal counts as not met in the reward, and the play is not counted as a success or a failure in the evidence",
+  judging: 'no judge tags; the rubric term counts as 0 (success does not depend on the tags, so the play counts as evidence)',
 };
 
-/** The unfinished step in words: why, what is missing, and what it counts as in the reward. */
+/** The unfinished step in words: why, what is missing, what it counts as in the reward and in the evidence. */
 function unfinishedNote(step: AfterEpisodeStep, reason: UnfinishedStep['reason']): string {
   const why = reason === 'wall_clock' ? `the run's wall clock ran out during ${stepNames[step]}` : `the prompt for ${stepNames[step]} could not fit its model's context window`;
   return `${why}: ${whatIsMissing[step]}`;

@@ -223,6 +223,8 @@ export interface RolloutSummary {
   fault?: boolean;
   /** Played by the process backend (no sandbox); absent in runs before this field and for sandboxed plays. */
   unsandboxed?: true;
+  /** The step after the episode that did not finish (the record's `unfinished` without its note), so evidence read from the log counts it as the record does (verdict.ts). */
+  unfinished?: Pick<UnfinishedStep, 'step' | 'reason'>;
 }
 
 /** Whether a rollout ran without a sandbox: the record's mark, or the process backend for records before it. */
@@ -253,5 +255,6 @@ export function summarizeRollout(r: RolloutRecord): RolloutSummary {
   if (isUnsandboxed(r)) summary.unsandboxed = true;
   if (r.errorKind) summary.errorKind = r.errorKind;
   if (r.fault) summary.fault = true;
+  if (r.unfinished) summary.unfinished = { step: r.unfinished.step, reason: r.unfinished.reason };
   return summary;
 }

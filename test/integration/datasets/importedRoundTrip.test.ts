@@ -55,7 +55,7 @@ describe('imported task: export -> Harbor -> import (docker)', function () {
       await assignTaskImages(first, process.cwd());
       const imported = first.imported[0]!.spec;
       const out = join(tmp, imported.id);
-      for (const f of renderHarborTask(imported, { agentTimeoutSec: 600, inlineUser: false })) {
+      for (const f of renderHarborTask(imported, { inlineUser: false })) {
         mkdirSync(dirname(join(out, f.path)), { recursive: true });
         writeFileSync(join(out, f.path), f.content);
         chmodSync(join(out, f.path), f.mode);

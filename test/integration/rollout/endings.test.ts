@@ -2,8 +2,11 @@
 // server: a cancelled rollout stops each of its sandboxes exactly once (counted through the sandbox port by a
 // recording wrapper around the real backend); the run's wall clock running out after the agent's episode ended
 // leaves the ending as it was and records what did not finish; the environment's own agent timeout is recorded as
-// `agent_timeout`, not as the run's wall clock.
+// `agent_timeout`, not as the run's wall clock; a rollout whose verification the clock cut is no outcome, so it
+// does not enter its pair's evidence (it once counted as a failed play).
 import assert from 'node:assert/strict';
+import { Archive } from '../../../src/core/evolution/archive.js';
+import { scorePairs } from '../../../src/core/evolution/pairPlays.js';
 import { CancelledError } from '../../../src/core/ports/cancellation.js';
 import { systemClock } from '../../../src/core/ports/clock.js';
 import type { SandboxBackend } from '../../../src/core/ports/sandbox.js';
@@ -12,6 +15,7 @@ import { createLlmJudge } from '../../../src/core/roles/llm/llmJudge.js';
 import { createLlmUser } from '../../../src/core/roles/llm/llmUser.js';
 import { playRollout } from '../../../src/core/rollout/engine.js';
 import type { RolloutRecord } from '../../../src/core/rollout/trajectory.js';
+import { verdictOf } from '../../../src/core/rollout/verdict.js';
 import { agentConfigSchema } from '../../../src/core/spec/agent.js';
 import { environmentSpecSchema, type EnvironmentSpec } from '../../../src/core/spec/environment.js';
 import { endpointSchema, runConfigSchema } from '../../../src/core/spec/run.js';
@@ -59,11 +63,11 @@ describe('how a rollout ends (bwrap, LLM roles on the loopback server)', functio
     await real.dispose();
   });
 
-  function play(backend: SandboxBackend, env: EnvironmentSpec, options: { wallClockSec?: number; signal?: AbortSignal } = {}): Promise<RolloutRecord> {
+  function play(backend: SandboxBackend, env: EnvironmentSpec, options: { wallClockSec?: number; signal?: AbortSignal; pairId?: string } = {}): Promise<RolloutRecord> {
     const model = createChatModel(endpointSchema.parse({ name: 'local', baseUrls: [server.baseUrl], maxRetries: 0 }), { kind: 'llm', endpoint: 'local', model: 'test-model', temperature: 0, maxTokens: 256 });
     return playRollout(
       {
-        runId: 'endings', runSeed: 3, rolloutId: `endings-${Date.now()}`, generation: 0, pairId: 'p-1', trial: 0, hint: false,
+        runId: 'endings', runSeed: 3, rolloutId: `endings-${Date.now()}`, generation: 0, pairId: options.pairId ?? 'p-1', trial: 0, hint: false,
         env, user: sampleProfile, agent: agentConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Agent', id: 'agent-0' }),
       },
       {
@@ -161,6 +165,20 @@ describe('how a rollout ends (bwrap, LLM roles on the loopback server)', functio
       assert.deepEqual(r.unfinished && { step: r.unfinished.step, reason: r.unfinished.reason }, { step: 'verification', reason: 'wall_clock' });
       assert.equal(r.success, false);
       assert.equal(server.count('user-rater'), rated, 'the user was not asked to rate after the clock ran out');
+    });
+
+    it("does not enter its pair's evidence when it runs out during verification: no outcome, not a failed play", async () => {
+      const archive = new Archive();
+      const pair = archive.addPair(sampleEnv.id, sampleProfile.id, 'seed');
+      scriptEpisode([]);
+      const r = await play(real, task({ verifierScript: 'sleep 30' }), { wallClockSec, pairId: pair.pairId });
+      assert.equal(r.unfinished?.step, 'verification', r.error);
+      assert.match(r.unfinished?.note ?? '', /not counted as a success or a failure in the evidence/);
+      assert.equal(verdictOf(r), null);
+      const { stats } = scorePairs(archive, 'agent-0', runDefaults, 0, [pair], [r]);
+      assert.equal(stats[0]!.plays, 0, 'the pair has no play from it');
+      assert.equal(pair.plays?.['agent-0'], undefined, "nor does the pair's evidence for the agent");
+      assert.deepEqual(archive.ledger.cells, {}, "nor the fitted model's cells");
     });
 
     it('records a rating whose prompt cannot fit the window the same way: the ending stays, the rating is unfinished', async () => {

@@ -1,7 +1,7 @@
 // The controller in-process on the process backend (no service needed): the same seed gives the same metrics at
 // any concurrency, and a run stopped mid-generation resumes from its directory to the same metrics.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBuiltinRoles } from '../../../src/builtin/roles.js';
@@ -18,6 +18,7 @@ import { createSandboxBackend } from '../../../src/sandbox/factory.js';
 import { loadRunHistory } from '../../../src/store/runHistory.js';
 import { openRun, readGenerationMetrics } from '../../../src/store/runReader.js';
 import { buildReport, formatReportMarkdown } from '../../../src/cli/run/report.js';
+import { runLayout } from '../../../src/store/layout.js';
 import { RunWriter } from '../../../src/store/runWriter.js';
 
 const config = (concurrency: number): RunConfig =>
@@ -125,9 +126,16 @@ describe('controller (in process, process backend)', function () {
     for (const e of pairings) assert.ok(e.predicted > 0 && e.predicted < 1 && e.envId && e.userId && e.operator, JSON.stringify(e));
   });
 
-  it('gives the same metrics at concurrency 4', async () => {
-    const { outcome } = await run(4);
+  it('gives the same metrics and the same measurement-id lists at concurrency 4', async () => {
+    const { outcome, dir } = await run(4);
     assert.deepEqual(untimed(outcome.metrics), untimed(reference.metrics));
+    // artifacts/ids lists the generation's measurement plays in plan order: children screened concurrently once
+    // wrote them in the order their screening started, so the file depended on the concurrency.
+    for (const m of reference.metrics) {
+      const ids = (d: string): string[] => JSON.parse(readFileSync(runLayout.artifact(d, `ids/g${String(m.index).padStart(4, '0')}.json`), 'utf8')) as string[];
+      assert.ok(ids(referenceDir).length > 0, `generation ${m.index} measured something`);
+      assert.deepEqual(ids(dir), ids(referenceDir), `generation ${m.index}: ids in plan order`);
+    }
   });
 
   it('stops cleanly mid-generation and resumes to the same metrics, playing no rollout twice', async () => {

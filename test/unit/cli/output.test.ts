@@ -86,6 +86,22 @@ describe('CLI output: human errors, one warning per run, progress in a pipe', fu
     assert.match(lines[5] ?? '', / · design level 2\.0 · /, 'the design difficulty is named with its scale');
   });
 
+  it("counts plays with an outcome only in the success so far, as the generation's success rate does", () => {
+    let text = '';
+    const stream = { isTTY: false, write: (t: string) => { text += t; return true; } } as unknown as NodeJS.WriteStream;
+    const p = createProgressReporter(stream, () => 0);
+    const base: RolloutSummary = { id: 'r', generation: 0, pairId: 'p', envId: 'e', userId: 'u', trial: 0, hint: false, status: 'terminated', success: true, reward: 1, durationMs: 1, costUsd: 0, tokens: 0, steps: 1, tags: [] };
+    const plays: RolloutSummary[] = [
+      base,
+      { ...base, success: false, reward: 0, unfinished: { step: 'verification', reason: 'wall_clock' } },
+      { ...base, success: false, reward: 0, status: 'error', errorKind: 'model' },
+      { ...base, success: false, reward: 0 },
+    ];
+    p.onProgress({ type: 'generation.started', generation: 0, generations: 1, rollouts: 4, alreadyDone: 0 });
+    plays.forEach((s, i) => p.onProgress({ type: 'rollout.finished', generation: 0, done: i + 1, total: 4, summary: { ...s, id: `r${i}` } }));
+    assert.deepEqual([...text.matchAll(/success so far (\d+)%/g)].map((m) => m[1]), ['100', '100', '100'], 'a cut verification and an error are no play');
+  });
+
   it('names both difficulty scales in a generation line with version-2 metrics: measured in logits, design as a level', () => {
     let text = '';
     const stream = { isTTY: false, write: (t: string) => { text += t; return true; } } as unknown as NodeJS.WriteStream;

@@ -152,6 +152,8 @@ describe('dataset export', function () {
       const toml = parseToml(readFileSync(join(task, 'task.toml'), 'utf8')) as Record<string, Record<string, unknown>>;
       assert.equal(toml.version as unknown, '1.0');
       assert.equal(toml.verifier!.timeout_sec, env.verifier.timeoutSec);
+      // The environment's own agent timeout or none, never the run's wall clock (harborAgentTimeout.test.ts).
+      assert.equal(toml.agent?.timeout_sec, env.sandbox.limits.agentTimeoutSec, `${env.id}: [agent] timeout_sec`);
       assert.equal(toml.environment!.memory_mb, env.sandbox.limits.memoryMb);
       assert.equal(toml.environment!.cpus, env.sandbox.limits.cpus);
       const meta = (toml.metadata as { coevolve: { hint?: string; user: { facts: { text: string }[] } } }).coevolve;
