@@ -3,6 +3,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import pLimit from 'p-limit';
 import { dirname, join, resolve, sep } from 'node:path';
 import { isUnsandboxed, type RolloutRecord, type RolloutSummary } from '../core/rollout/trajectory.js';
+import { verdictOf } from '../core/rollout/verdict.js';
 import type { EnvironmentSpec } from '../core/spec/environment.js';
 import { toolVersion } from '../core/version.js';
 import { curationKey, type CurationState } from '../store/curation.js';
@@ -371,6 +372,8 @@ class JsonlWriter {
 // ---------------------------------------------------------------- environments (harbor)
 
 
+const noVerdict = 'no outcome (the run\'s wall clock or a context overflow cut its verification or rating)';
+
 function exportHarbor(ctx: ExportContext): void {
   const { source, options } = ctx;
   const stats = new Map<string, EnvironmentPlayStats>();
@@ -380,9 +383,16 @@ function exportHarbor(ctx: ExportContext): void {
       ctx.report.statsExcluded[why] = (ctx.report.statsExcluded[why] ?? 0) + 1;
       continue;
     }
+    // A play whose verification or rating was cut has no outcome (core/rollout/verdict.ts): counting it as a failure
+    // made an environment with a slow verifier read as hard in its success_rate.
+    const verdict = verdictOf(s);
+    if (verdict === null) {
+      ctx.report.statsExcluded[noVerdict] = (ctx.report.statsExcluded[noVerdict] ?? 0) + 1;
+      continue;
+    }
     const st = stats.get(s.envId) ?? { rollouts: 0, successes: 0, rewardSum: 0 };
     st.rollouts++;
-    st.successes += s.success ? 1 : 0;
+    st.successes += verdict ? 1 : 0;
     st.rewardSum += s.reward;
     stats.set(s.envId, st);
   }

@@ -338,6 +338,27 @@ describe('dataset export', function () {
       assert.match(readCard(out('mixed-harbor')).body, /Rollouts not counted in the environments' play statistics/);
     });
 
+    it("harbor's play statistics leave out a play whose verification was cut (no outcome, not a failure)", async () => {
+      const w = RunWriter.create(join(tmp, 'cut-runs'), { runId: 'cut', name: 'cut', seed: 1, toolVersion: 't', startedAt: '2026-01-01T00:00:00.000Z', config: runConfigSchema.parse({ apiVersion: 'coevolve/v1', kind: 'Run', name: 'cut', population: { builtinFamilies: ['x'] } }), roles: {} });
+      const env = run.environments[0]!;
+      const user = run.users[0]!;
+      await w.writeEnvironment(env);
+      const passed = { ...syntheticRollout(env, user, 0, 0, 1), success: true };
+      const cut = { ...syntheticRollout(env, user, 0, 1, 2), success: false, unfinished: { step: 'verification' as const, reason: 'wall_clock' as const, note: 'cut' } };
+      for (const r of [passed, cut]) {
+        await w.writeRollout(r);
+        await w.append({ type: 'rollout.finished', summary: summarizeRollout(r) });
+      }
+      await w.close();
+      const dir = out('cut-harbor');
+      const harbor = await exportRun(w.runDir, { format: 'harbor', outDir: dir, filter: 'all', now: fixedNow });
+      assert.deepEqual(harbor.statsExcluded, { "no outcome (the run's wall clock or a context overflow cut its verification or rating)": 1 });
+      const split = Object.keys(harbor.perSplit).find((k) => harbor.perSplit[k as 'train'] > 0)!;
+      const index = readJsonl(join(dir, 'data', `${split}.jsonl`))[0] as { rollouts: number; success_rate: number };
+      assert.equal(index.rollouts, 1);
+      assert.equal(index.success_rate, 1, 'the cut play is not a failure');
+    });
+
     it('the CLI passes --include-hint-plays and --include-unsandboxed through and prints what was left out', async () => {
       const { dir } = await mixedRun();
       let text = '';
