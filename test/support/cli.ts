@@ -34,10 +34,11 @@ export function runCliAsync(args: string[], options: { cwd?: string; env?: NodeJ
 
 /**
  * Runs the built CLI under a progress watchdog (see watchedRun.ts) rather than a fixed deadline: for whole demo or
- * multi-generation runs, whose time depends on the machine's load. Growth under `watchDir` (the run's --out folder)
- * counts as progress as well as what it prints. The caller's mocha hook or test calls `this.timeout(0)` first.
+ * multi-generation runs, whose time depends on the machine's load. Progress is what it prints, growth under
+ * `watchDir` (the run's --out folder) and every 2 s of CPU its process tree uses. The caller's mocha hook or test
+ * calls `this.timeout(0)` first.
  */
 export function runCliWatched(args: string[], options: Omit<WatchedRunOptions, 'progress'> & { watchDir?: string } = {}): Promise<WatchedRunResult> {
   const { watchDir, ...rest } = options;
-  return runWatched(process.execPath, [cliPath, ...args], { ...rest, ...(watchDir ? { progress: () => treeSize(watchDir) } : {}) });
+  return runWatched(process.execPath, [cliPath, ...args], { cpuStepMs: 2_000, ...rest, ...(watchDir ? { progress: () => treeSize(watchDir) } : {}) });
 }

@@ -1,11 +1,14 @@
 // A child process run under a progress watchdog instead of a fixed deadline. A whole demo or multi-generation run
 // takes ~1 min on a quiet machine and over 10 min on a loaded 2-core CI machine, so a fixed limit either fails a
 // correct run under load or waits far too long for a hung one. Here the limit follows progress: the run fails only
-// when it prints nothing new (and, if asked, writes nothing new) for `quietMs`, or exceeds a generous overall cap.
+// when it prints nothing new (and, if asked, writes nothing new and uses no CPU) for `quietMs`, or exceeds a generous
+// overall cap. Output alone is not enough: the demo's "evolving population" phase screened children for over 180 s
+// at load 15 without printing or writing a byte (all its plays are written when it ends).
 // The caller's mocha hook or test must not hold it to a shorter limit of its own: call `this.timeout(0)` first.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
+import { treeCpuMs } from './processCpu.js';
 
 export interface WatchedRunOptions {
   cwd?: string;
@@ -16,6 +19,8 @@ export interface WatchedRunOptions {
   capMs?: number;
   /** A further measure of progress, e.g. the bytes under the run's output folder; any change counts as progress. */
   progress?: () => number;
+  /** When set, every `cpuStepMs` of CPU used by the child and its descendants counts as progress (Linux /proc). */
+  cpuStepMs?: number;
   /** How often the watchdog looks. */
   pollMs?: number;
 }
@@ -38,12 +43,14 @@ const graceMs = 10_000;
  * when it goes quiet for `quietMs` or runs past `capMs`; otherwise resolves with its exit code (128 for a signal).
  */
 export function runWatched(command: string, args: string[], options: WatchedRunOptions = {}): Promise<WatchedRunResult> {
-  const { quietMs = defaultQuietMs, capMs = defaultCapMs, pollMs = 1_000, progress } = options;
+  const { quietMs = defaultQuietMs, capMs = defaultCapMs, pollMs = 1_000, progress, cpuStepMs } = options;
   const started = Date.now();
   const child = spawn(command, args, { cwd: options.cwd ?? process.cwd(), env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const measure = (): string => `${progress?.() ?? ''} ${cpuStepMs && child.pid ? Math.floor(treeCpuMs(child.pid) / cpuStepMs) : ''}`;
+  const quietWhat = ['printed', ...(progress ? ['written'] : []), ...(cpuStepMs ? ['computed'] : [])].join(' or ');
   let stdout = '', stderr = '';
   let lastChange = started;
-  let lastMeasure = progress?.();
+  let lastMeasure = measure();
   // Read as it comes: an unread pipe that fills up would block the child's own writes, and look like a hang.
   child.stdout.on('data', (d: Buffer) => {
     stdout += d.toString();
@@ -57,12 +64,12 @@ export function runWatched(command: string, args: string[], options: WatchedRunO
     let stopped: string | undefined;
     const timer = setInterval(() => {
       const now = Date.now();
-      const measure = progress?.();
-      if (measure !== lastMeasure) {
-        lastMeasure = measure;
+      const m = measure();
+      if (m !== lastMeasure) {
+        lastMeasure = m;
         lastChange = now;
       }
-      if (now - lastChange > quietMs) stop(`went quiet: nothing new printed${progress ? ' or written' : ''} for ${Math.round((now - lastChange) / 1000)} s (quiet limit ${quietMs / 1000} s)`);
+      if (now - lastChange > quietMs) stop(`went quiet: nothing new ${quietWhat} for ${Math.round((now - lastChange) / 1000)} s (quiet limit ${quietMs / 1000} s)`);
       else if (now - started > capMs) stop(`ran past its overall cap of ${capMs / 1000} s while still making progress`);
     }, pollMs);
     const stop = (why: string): void => {

@@ -13,9 +13,10 @@ describe('runWatched: a child process held to progress, not to a fixed deadline'
     const started = Date.now();
     // `exec` makes the sleep the child itself, so ending the child ends the wait.
     await assert.rejects(
-      runWatched('sh', ['-c', 'echo started the work; echo a warning >&2; exec sleep 60'], { quietMs: 1_000, pollMs: 100 }),
+      runWatched('sh', ['-c', 'echo started the work; echo a warning >&2; exec sleep 60'], { quietMs: 1_000, pollMs: 100, cpuStepMs: 100 }),
       (err: Error) => {
-        assert.match(err.message, /went quiet: nothing new printed for \d+ s \(quiet limit 1 s\)/);
+        // A sleeping child uses no CPU, so counting CPU as progress does not keep a hung child alive.
+        assert.match(err.message, /went quiet: nothing new printed or computed for \d+ s \(quiet limit 1 s\)/);
         assert.match(err.message, /stdout[^\n]*\nstarted the work/);
         assert.match(err.message, /stderr[^\n]*\na warning/);
         return true;
@@ -37,6 +38,15 @@ describe('runWatched: a child process held to progress, not to a fixed deadline'
     const r = await runWatched('sh', ['-c', 'sleep 2.5; echo done'], { quietMs: 1_000, pollMs: 100, progress: () => written++ });
     assert.equal(r.code, 0);
     assert.equal(r.stdout, 'done\n');
+  });
+
+  it("counts CPU used by a silent child's descendants as progress, when asked to", async () => {
+    // A shell that waits on a grandchild busy for 4 s of wall time, printing nothing until the end (as the CLI waits on
+    // its sandboxes); even on a loaded machine the grandchild gets 100 ms of CPU in 3 s.
+    const script = `"${process.execPath}" -e 'const end = Date.now() + 4000; while (Date.now() < end);'; echo worked`;
+    const r = await runWatched('sh', ['-c', script], { quietMs: 3_000, pollMs: 100, cpuStepMs: 100 });
+    assert.equal(r.stdout, 'worked\n');
+    await assert.rejects(runWatched('sh', ['-c', script], { quietMs: 3_000, pollMs: 100 }), /went quiet: nothing new printed for/, 'without counting CPU the same child is quiet');
   });
 
   it('ends a child that makes progress but runs past the overall cap', async () => {
