@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { runWatched, treeSize, type WatchedRunOptions, type WatchedRunResult } from './watchedRun.js';
 
 export const cliPath = resolve('dist/cli.js');
 
@@ -29,4 +30,15 @@ export function runCliAsync(args: string[], options: { cwd?: string; env?: NodeJ
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code, signal) => resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
   });
+}
+
+/**
+ * Runs the built CLI under a progress watchdog (see watchedRun.ts) rather than a fixed deadline: for whole demo or
+ * multi-generation runs, whose time depends on the machine's load. Progress is what it prints, growth under
+ * `watchDir` (the run's --out folder) and every 2 s of CPU its process tree uses. The caller's mocha hook or test
+ * calls `this.timeout(0)` first.
+ */
+export function runCliWatched(args: string[], options: Omit<WatchedRunOptions, 'progress'> & { watchDir?: string } = {}): Promise<WatchedRunResult> {
+  const { watchDir, ...rest } = options;
+  return runWatched(process.execPath, [cliPath, ...args], { cpuStepMs: 2_000, ...rest, ...(watchDir ? { progress: () => treeSize(watchDir) } : {}) });
 }

@@ -4,9 +4,9 @@ import { cpSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { runCli } from './cli.js';
+import { runCliWatched } from './cli.js';
 
-let cached: string | undefined;
+let cached: Promise<string> | undefined;
 
 /** Why the demo cannot run here (no bubblewrap), or undefined. */
 export function demoRunProblem(): string | undefined {
@@ -14,9 +14,17 @@ export function demoRunProblem(): string | undefined {
   return r.status === 0 ? undefined : 'bubblewrap (bwrap) is not installed';
 }
 
-/** The run directory of a finished demo run with `generations` generations (default 3). */
-export function demoRun(generations = 3): string {
-  if (cached) return cached;
+/**
+ * The run directory of a finished demo run with `generations` generations (default 3), made once per test process.
+ * It takes ~1 min on a quiet machine and many under load, so it is held to its progress (runCliWatched), not to a
+ * deadline: the caller's hook calls `this.timeout(0)` first.
+ */
+export function demoRun(generations = 3): Promise<string> {
+  cached ??= makeDemoRun(generations);
+  return cached;
+}
+
+async function makeDemoRun(generations: number): Promise<string> {
   const out = mkdtempSync(join(tmpdir(), 'coevolve-demo-run-'));
   // COEVOLVE_TEST_DEMO_RUN=<a finished demo run directory> uses a copy of one made earlier, when working on the
   // browser tests on a machine too loaded to make a fresh one each time (CI leaves it unset).
@@ -24,12 +32,11 @@ export function demoRun(generations = 3): string {
   if (given) {
     if (!existsSync(join(given, 'manifest.json'))) throw new Error(`COEVOLVE_TEST_DEMO_RUN=${given} is not a run directory`);
     cpSync(given, join(out, basename(given)), { recursive: true });
-    return (cached = join(out, basename(given)));
+    return join(out, basename(given));
   }
-  const r = runCli(['run', resolve('environments/demo.run.yaml'), '--out', out, '--backend', 'bwrap', '--generations', String(generations)], { timeoutMs: 600_000 });
+  const r = await runCliWatched(['run', resolve('environments/demo.run.yaml'), '--out', out, '--backend', 'bwrap', '--generations', String(generations)], { watchDir: out });
   if (r.code !== 0) throw new Error(`the demo run failed (exit ${r.code}):\n${r.stderr}\n${r.stdout}`);
   const dir = readdirSync(out).find((d) => existsSync(join(out, d, 'manifest.json')));
   if (!dir) throw new Error(`the demo wrote no run directory in ${out}`);
-  cached = join(out, dir);
-  return cached;
+  return join(out, dir);
 }

@@ -13,7 +13,7 @@ import type { EvalResult } from '../../../src/core/metrics/metricsSchema.js';
 import { evalUserEffectId } from '../../../src/core/metrics/evalResult.js';
 import type { UserProfile } from '../../../src/core/spec/user.js';
 import { runLayout } from '../../../src/store/layout.js';
-import { runCli } from '../../support/cli.js';
+import { runCli, runCliWatched } from '../../support/cli.js';
 
 const n = 20;
 
@@ -27,9 +27,11 @@ describe('coevolve eval: evolved users against their parents (end to end)', func
   const twinId = `${parentId}-u00000001`;
   const hardId = `${parentId}-u00000002`;
 
-  before(() => {
+  before(async function () {
+    // A run and 60 eval plays take many minutes under load: each is held to its progress, not to a deadline.
+    this.timeout(0);
     out = mkdtempSync(join(tmpdir(), 'coevolve-eval-users-'));
-    const run = runCli(['run', resolve('test/fixtures/runs/tiny.run.yaml'), '--out', out, '--backend', 'process']);
+    const run = await runCliWatched(['run', resolve('test/fixtures/runs/tiny.run.yaml'), '--out', out, '--backend', 'process'], { watchDir: out });
     assert.equal(run.code, 0, run.stderr);
     runDir = join(out, readdirSync(out).find((d) => existsSync(join(out, d, 'manifest.json')))!);
     const snapPath = runLayout.artifact(runDir, 'state/g0000.json');
@@ -46,7 +48,7 @@ describe('coevolve eval: evolved users against their parents (end to end)', func
     for (const p of snap.pairs) if (p.userId !== parentId) p.retired = 'too_easy';
     snap.pairs.push({ ...parentPair, pairId: 'p0900', userId: twinId, plays: {} }, { ...parentPair, pairId: 'p0901', userId: hardId, plays: {} });
     writeFileSync(snapPath, JSON.stringify(snap));
-    const r = runCli(['eval', runDir, '--backend', 'process', '--n', String(n), '--json', '--out', join(out, 'evals')], { timeoutMs: 1_800_000 });
+    const r = await runCliWatched(['eval', runDir, '--backend', 'process', '--n', String(n), '--json', '--out', join(out, 'evals')], { watchDir: join(out, 'evals') });
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     result = JSON.parse(r.stdout) as EvalResult & { dir: string };
   });

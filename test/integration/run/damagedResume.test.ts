@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { runCli } from '../../support/cli.js';
+import { runCli, runCliWatched } from '../../support/cli.js';
 import { needService } from '../../support/services.js';
 import { bwrapProblem } from '../sandbox/support.js';
 
@@ -29,7 +29,9 @@ describe('resume of a damaged run directory (bwrap)', function () {
     tmp = mkdtempSync(join(tmpdir(), 'coevolve-damaged-'));
     const cfg = parseYaml(readFileSync(resolve('test/fixtures/runs/small.run.yaml'), 'utf8')) as Record<string, unknown>;
     writeFileSync(join(tmp, 'damaged.run.yaml'), stringifyYaml({ ...cfg, name: 'damaged', generations: 2, sandbox: { backend: 'bwrap' } }));
-    const r = runCli(['run', join(tmp, 'damaged.run.yaml'), '--out', join(tmp, 'baseline')]);
+    // Two generations on bwrap take minutes more under load: the run is held to its progress, not to this limit.
+    this.timeout(0);
+    const r = await runCliWatched(['run', join(tmp, 'damaged.run.yaml'), '--out', join(tmp, 'baseline')], { watchDir: join(tmp, 'baseline') });
     assert.equal(r.code, 0, `${r.stderr}\n${r.stdout}`);
     baselineDir = join(tmp, 'baseline', readdirSync(join(tmp, 'baseline'))[0]!);
     baseline = report(baselineDir);
