@@ -77,6 +77,12 @@ export function bundledAnswerChance(profile: UserProfile): number {
   return 1 - profile.behavior.ambiguity;
 }
 
+/** What one reply says so far, and the facts it tells. */
+interface Said {
+  parts: string[];
+  disclosedNow: string[];
+}
+
 class RuleBasedUserEpisode implements RuleBasedUserTurns {
   private readonly facts: HiddenFact[];
   private readonly disclosed = new Set<string>();
@@ -120,7 +126,6 @@ class RuleBasedUserEpisode implements RuleBasedUserTurns {
   }
 
   reply(agentMessage: string): UserTurn {
-    const b = this.b;
     this.agentMessages++;
     const n = this.agentMessages;
     if (n > this.patience) return this.end('out_of_patience', 'I have spent enough time on this. I will do it myself.');
@@ -128,32 +133,41 @@ class RuleBasedUserEpisode implements RuleBasedUserTurns {
     if (/\b(done|finished|completed)\b/.test(text) && !text.includes('?')) return this.end('done', 'Great, thanks.');
 
     const matched = this.facts.filter((f) => f.keywords.some((k) => text.includes(k.toLowerCase())));
-    const parts: string[] = [];
-    const disclosedNow: string[] = [];
-    if (b.nonCollaborative.includes('impatience')) parts.push('Quickly, please.');
+    const said: Said = { parts: [], disclosedNow: [] };
+    if (this.b.nonCollaborative.includes('impatience')) said.parts.push('Quickly, please.');
     // Fragments: what did not fit in the last message trickles in now.
-    for (const f of this.pending.splice(0)) {
-      this.disclosed.add(f.id);
-      disclosedNow.push(f.id);
-      parts.push(f.text);
-    }
-    if (matched.length === 0) {
-      this.offTopicStreak++;
-      if (this.offTopicStreak >= 3) return this.end('out_of_scope', 'I do not see how that is related to what I asked. Let us stop here.');
-      parts.push(b.nonCollaborative.includes('tangent') && this.rng.fork(`tangent/${n}`).chance(0.5) ? this.rng.fork(`tangent-pick/${n}`).pick(tangents)
-        : this.profile.persona.expertise === 'novice' ? 'I am not sure what you mean, I do not know the technical side.' : 'Not sure what you are asking.');
-      return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
-    }
+    for (const f of this.pending.splice(0)) this.tell(f, said);
+    if (matched.length === 0) return this.offTopic(n, said);
     this.offTopicStreak = 0;
 
     const fresh = matched.filter((f) => !this.disclosed.has(f.id));
     const repeated = matched.filter((f) => this.disclosed.has(f.id));
-    if (fresh.length === 0 && repeated.length > 0) {
-      this.repeats++;
-      if (this.repeats >= 3 && b.errorReaction !== 'calm') return this.end('gave_up', `${toneOnRepeat[b.errorReaction]}I give up.`);
-      parts.push(`${toneOnRepeat[b.errorReaction]}${repeated.map((f) => f.text).join(' ')}`);
-      return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
-    }
+    if (fresh.length === 0 && repeated.length > 0) return this.askedAgain(repeated, said);
+    this.answer(this.factsAnswered(fresh, n, said), said);
+    return this.turn(said);
+  }
+
+  /** Nothing asked about a fact: small talk or confusion, and after three such messages in a row the user stops. */
+  private offTopic(n: number, said: Said): UserTurn {
+    this.offTopicStreak++;
+    if (this.offTopicStreak >= 3) return this.end('out_of_scope', 'I do not see how that is related to what I asked. Let us stop here.');
+    said.parts.push(this.b.nonCollaborative.includes('tangent') && this.rng.fork(`tangent/${n}`).chance(0.5) ? this.rng.fork(`tangent-pick/${n}`).pick(tangents)
+      : this.profile.persona.expertise === 'novice' ? 'I am not sure what you mean, I do not know the technical side.' : 'Not sure what you are asking.');
+    return this.turn(said);
+  }
+
+  /** Only facts it told already: it repeats them in its tone, and a user who is not calm gives up the third time. */
+  private askedAgain(repeated: HiddenFact[], said: Said): UserTurn {
+    const b = this.b;
+    this.repeats++;
+    if (this.repeats >= 3 && b.errorReaction !== 'calm') return this.end('gave_up', `${toneOnRepeat[b.errorReaction]}I give up.`);
+    said.parts.push(`${toneOnRepeat[b.errorReaction]}${repeated.map((f) => f.text).join(' ')}`);
+    return this.turn(said);
+  }
+
+  /** Which of the facts asked about this reply takes up: fewer for a vague, fragmented or drifting user. */
+  private factsAnswered(fresh: HiddenFact[], n: number, said: Said): HiddenFact[] {
+    const b = this.b;
     // Asked about several facts at once, a user answers the first; each other one only as often as it keeps track.
     const bundled = bundledAnswerChance(this.profile);
     let answer = b.disclosure === 'incremental' ? fresh.slice(0, 1) : fresh.filter((f, i) => i === 0 || this.rng.fork(`bundle/${f.id}/${n}`).chance(bundled));
@@ -163,26 +177,39 @@ class RuleBasedUserEpisode implements RuleBasedUserTurns {
     }
     // A drifting user talks about something else instead of the first fact.
     if (b.nonCollaborative.includes('tangent') && this.rng.fork(`drift/${n}`).chance(userModel.tangentChance)) {
-      parts.push(this.rng.fork(`tangent-pick/${n}`).pick(tangents));
+      said.parts.push(this.rng.fork(`tangent-pick/${n}`).pick(tangents));
       answer = answer.slice(1);
     }
+    return answer;
+  }
+
+  /** Each fact in full as often as the user answers in full; otherwise a partial, vague or cut-off answer. */
+  private answer(facts: HiddenFact[], said: Said): void {
+    const b = this.b;
     const full = fullAnswerChance(this.profile);
-    for (const f of answer) {
+    for (const f of facts) {
       const time = (this.asked.get(f.id) ?? 0) + 1;
       this.asked.set(f.id, time);
       // A partial answer names the topic but not the value, so the agent has to ask again; so does a vague first one.
       const vague = time === 1 && this.rng.fork(`vague/${f.id}`).chance(userModel.vagueFirst * b.ambiguity);
       const cut = b.nonCollaborative.includes('fragments') && this.rng.fork(`cut/${f.id}/${time}`).chance(userModel.cutOff);
       if (this.rng.fork(`answer/${f.id}/${time}`).chance(full) && !vague && !cut) {
-        this.disclosed.add(f.id);
-        disclosedNow.push(f.id);
-        parts.push(f.text);
+        this.tell(f, said);
       } else {
-        parts.push(vague ? `Oh, the ${f.keywords[0] ?? 'details'}... the usual one, you know what I mean.`
+        said.parts.push(vague ? `Oh, the ${f.keywords[0] ?? 'details'}... the usual one, you know what I mean.`
           : cut ? `the ${f.keywords[0] ?? 'details'} is uh` : `Hmm, about the ${f.keywords[0] ?? 'details'}... I do not remember exactly right now.`);
       }
     }
-    return { message: this.style(parts.join(' ')), disclosedFacts: disclosedNow, usage: zeroUsage() };
+  }
+
+  private tell(f: HiddenFact, said: Said): void {
+    this.disclosed.add(f.id);
+    said.disclosedNow.push(f.id);
+    said.parts.push(f.text);
+  }
+
+  private turn(said: Said): UserTurn {
+    return { message: this.style(said.parts.join(' ')), disclosedFacts: said.disclosedNow, usage: zeroUsage() };
   }
 
   rate(input: { steps: AtifStep[]; submitted: boolean; verifier?: VerifierOutcome }): { rating: UserRating; usage: ReturnType<typeof zeroUsage> } {

@@ -17,8 +17,8 @@ import { composeRoles, type CacheMode } from '../run/composeRoles.js';
 import { loadPopulation } from '../run/population.js';
 import { createProgressReporter } from '../run/progress.js';
 import { buildReport, formatReportMarkdown } from '../run/report.js';
-import { selectBackend } from '../run/selectBackend.js';
-import { reapStale } from '../../sandbox/reaper.js';
+import { selectBackend, type BackendChoice } from '../run/selectBackend.js';
+import { reapStale, type ReapReport } from '../../sandbox/reaper.js';
 import { processTrainerHook } from '../run/trainerHook.js';
 
 interface RunFlags {
@@ -131,6 +131,7 @@ function registerReport(program: Command): void {
     });
 }
 
+/** Plays the run on the chosen sandbox backend, saying what it does, and ends with the report and the next step. */
 async function execute(
   writer: RunWriter,
   config: RunConfig,
@@ -149,13 +150,67 @@ async function execute(
   // Whatever a killed run left behind (containers, volumes, folders, cgroups) goes first.
   const reaped = await reapStale({ hosts: config.sandbox.hosts.map((h) => ({ url: h.url, ...(h.tlsDir ? { tlsDir: h.tlsDir } : {}) })) }).catch(() => undefined);
   const rel = relative(process.cwd(), writer.runDir) || '.';
-  process.stderr.write(`coevolve ${toolVersion}: ${history ? 'resuming' : 'starting'} run ${writer.manifest.runId} (${config.name}) → ${rel}\n`);
-  process.stderr.write(`  sandbox: ${choice.name} (${choice.reason})\n  roles: ${Object.entries(cast.labels).map(([k, v]) => `${k} = ${v}`).join('; ')}\n`);
+  printRunStart({ writer, config, cast, choice, reaped, rel, resuming: history !== undefined });
+  const outcome = await playRun(writer, config, seeds, cast, choice, history);
+  const unsandboxed = warnings.summary();
+  if (unsandboxed) process.stderr.write(`${unsandboxed}\n`);
+  process.stdout.write(`\n${formatReportMarkdown(buildReport(writer.runDir))}`);
+  process.stdout.write(`\n${finishedLines(outcome.status, rel).join('\n')}\n`);
+  if (outcome.status === 'stopped') process.exitCode = 130;
+}
+
+/** The run's first lines: which run, where it is written, its sandbox and roles, leftovers reaped, and a warning when unsandboxed. */
+function printRunStart(s: { writer: RunWriter; config: RunConfig; cast: ReturnType<typeof composeRoles>; choice: BackendChoice; reaped: ReapReport | undefined; rel: string; resuming: boolean }): void {
+  const { choice, reaped } = s;
+  process.stderr.write(`coevolve ${toolVersion}: ${s.resuming ? 'resuming' : 'starting'} run ${s.writer.manifest.runId} (${s.config.name}) → ${s.rel}\n`);
+  process.stderr.write(`  sandbox: ${choice.name} (${choice.reason})\n  roles: ${Object.entries(s.cast.labels).map(([k, v]) => `${k} = ${v}`).join('; ')}\n`);
   if (reaped && reaped.containers + reaped.volumes + reaped.folders > 0) {
     process.stderr.write(`  reaped leftovers of dead runs: ${reaped.containers} containers, ${reaped.volumes} volumes, ${reaped.folders} folders\n`);
   }
   if (choice.name === 'process') process.stderr.write('  WARNING: commands run UNSANDBOXED on this machine (process backend).\n');
+}
 
+/**
+ * The co-evolution itself, with live progress and Ctrl-C handling; a failure is recorded in the run before it is
+ * thrown, and the backend and the writer are closed whatever happens.
+ */
+async function playRun(
+  writer: RunWriter,
+  config: RunConfig,
+  seeds: Awaited<ReturnType<typeof loadPopulation>>,
+  cast: ReturnType<typeof composeRoles>,
+  choice: BackendChoice,
+  history: ReturnType<typeof loadRunHistory> | undefined,
+): Promise<RunOutcome> {
+  const interrupt = stopOnInterrupt();
+  const progress = createProgressReporter();
+  try {
+    return await runCoevolution({
+      config,
+      recorder: writer,
+      backend: choice.backend,
+      roles: cast.roles,
+      seeds,
+      ...(history ? { history } : {}),
+      hook: processTrainerHook,
+      ...(cast.switchAgentModel ? { switchAgentModel: cast.switchAgentModel } : {}),
+      clock: systemClock,
+      signal: interrupt.signal,
+      onProgress: progress.onProgress,
+    });
+  } catch (err) {
+    await writer.append({ type: 'run.finished', status: 'failed', message: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
+    throw err;
+  } finally {
+    progress.stop();
+    interrupt.release();
+    await choice.backend.dispose().catch(() => undefined);
+    await writer.close();
+  }
+}
+
+/** The first Ctrl-C (or SIGTERM) stops the run cleanly through the returned signal; a second one quits at once. */
+function stopOnInterrupt(): { signal: AbortSignal; release: () => void } {
   const abort = new AbortController();
   let interrupts = 0;
   const onSigint = (): void => {
@@ -169,37 +224,13 @@ async function execute(
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
-  const progress = createProgressReporter();
-  let outcome: RunOutcome;
-  try {
-    outcome = await runCoevolution({
-      config,
-      recorder: writer,
-      backend: choice.backend,
-      roles: cast.roles,
-      seeds,
-      ...(history ? { history } : {}),
-      hook: processTrainerHook,
-      ...(cast.switchAgentModel ? { switchAgentModel: cast.switchAgentModel } : {}),
-      clock: systemClock,
-      signal: abort.signal,
-      onProgress: progress.onProgress,
-    });
-  } catch (err) {
-    await writer.append({ type: 'run.finished', status: 'failed', message: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
-    throw err;
-  } finally {
-    progress.stop();
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
-    await choice.backend.dispose().catch(() => undefined);
-    await writer.close();
-  }
-  const unsandboxed = warnings.summary();
-  if (unsandboxed) process.stderr.write(`${unsandboxed}\n`);
-  process.stdout.write(`\n${formatReportMarkdown(buildReport(writer.runDir))}`);
-  process.stdout.write(`\n${finishedLines(outcome.status, rel).join('\n')}\n`);
-  if (outcome.status === 'stopped') process.exitCode = 130;
+  return {
+    signal: abort.signal,
+    release: () => {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigint);
+    },
+  };
 }
 
 /** What happened and what to do next, as the last lines of a run. */

@@ -14,10 +14,13 @@ import { createChatModel } from '../../llm/createChatModel.js';
 import { createEndpointPool, type EndpointPool } from '../../llm/endpointPool.js';
 import { resolveApiKey } from '../../llm/apiKey.js';
 import { createRequestCache, type CacheMode } from '../../llm/requestCache.js';
-import { createSwitchableChatModel } from '../../llm/switchableChatModel.js';
+import { createSwitchableChatModel, type SwitchableChatModel } from '../../llm/switchableChatModel.js';
 import { UserError } from '../errors.js';
 
 export type { CacheMode };
+
+type ComposeOptions = { cacheMode: CacheMode; cacheDir: string; apiKey?: string; env?: NodeJS.ProcessEnv; families?: readonly string[] };
+type LlmRole = Extract<RunConfig['roles'][RoleName], { kind: 'llm' }>;
 
 /**
  * The cast of a run from its config: each role built-in or LLM. LLM roles on the same endpoint share one pool, so
@@ -25,9 +28,39 @@ export type { CacheMode };
  */
 export function composeRoles(
   config: RunConfig,
-  options: { cacheMode: CacheMode; cacheDir: string; apiKey?: string; env?: NodeJS.ProcessEnv; families?: readonly string[] },
+  options: ComposeOptions,
 ): { roles: Roles; labels: Record<string, string>; switchAgentModel?: (to: AgentModelSwitch) => void } {
   const builtin = builtinCastFor(options.families ?? []);
+  const models = roleModels(config, options);
+  const agent = switchableAgentModel(config, models);
+  const userModel = models.model('user');
+  const designerModel = models.model('designer');
+  const judgeModel = models.model('judge');
+  const roles: Roles = {
+    agent: agent.model ? createLlmAgent(agent.model) : builtin.agent,
+    user: userModel ? createLlmUser(userModel) : builtin.user,
+    designer: designerModel ? createLlmDesigner(designerModel) : builtin.designer,
+    userEvolver: designerModel ? createLlmUserEvolver(designerModel) : builtin.userEvolver,
+    judge: judgeModel ? createLlmJudge(judgeModel) : builtin.judge,
+    agentEvolver: agent.model ? createLlmAgentEvolver(agent.model) : builtin.agentEvolver,
+  };
+  return {
+    roles,
+    labels: { agent: roles.agent.label, user: roles.user.label, designer: roles.designer.label, judge: roles.judge.label },
+    ...(agent.switchTo ? { switchAgentModel: agent.switchTo } : {}),
+  };
+}
+
+interface RoleModels {
+  endpointOf(role: RoleName, name: string): Endpoint;
+  /** The chat model of an LLM role on an endpoint. */
+  modelOn(endpoint: Endpoint, role: LlmRole): ChatModel;
+  /** The chat model of a role the config puts on an LLM; undefined for a built-in role. */
+  model(role: RoleName): ChatModel | undefined;
+}
+
+/** The run's chat models, with one pool per endpoint and set of base URLs and one request cache for all. */
+function roleModels(config: RunConfig, options: ComposeOptions): RoleModels {
   const cache = createRequestCache(join(options.cacheDir), options.cacheMode);
   const pools = new Map<string, EndpointPool>();
   const env = options.env ?? process.env;
@@ -47,43 +80,33 @@ export function composeRoles(
     }
     return pool;
   };
+  const modelOn = (endpoint: Endpoint, role: LlmRole): ChatModel => createChatModel(endpoint, role, { pool: poolOf(endpoint), cache, env });
   const model = (role: RoleName): ChatModel | undefined => {
     const r = config.roles[role];
     if (r.kind !== 'llm') return undefined;
-    const endpoint = endpointOf(role, r.endpoint);
-    return createChatModel(endpoint, r, { pool: poolOf(endpoint), cache, env });
+    return modelOn(endpointOf(role, r.endpoint), r);
   };
+  return { endpointOf, modelOn, model };
+}
+
+/**
+ * The agent's model, which can be replaced between generations by what a trainer hook hands back (a new model
+ * name, new base URLs, or both); a built-in agent has none.
+ */
+function switchableAgentModel(config: RunConfig, models: RoleModels): { model?: SwitchableChatModel; switchTo?: (to: AgentModelSwitch) => void } {
   const agentRole = config.roles.agent;
-  const firstAgentModel = model('agent');
-  // The agent's model can be replaced between generations by what a trainer hook hands back.
-  const agentModel = firstAgentModel ? createSwitchableChatModel(firstAgentModel) : undefined;
-  let agentTarget = agentRole.kind === 'llm' ? { endpoint: endpointOf('agent', agentRole.endpoint), role: agentRole } : undefined;
-  const switchAgentModel =
-    agentModel && agentTarget
-      ? (to: AgentModelSwitch): void => {
-          const current = agentTarget!;
-          const endpoint = to.baseUrls ? { ...current.endpoint, baseUrls: to.baseUrls } : current.endpoint;
-          const role = to.model ? { ...current.role, model: to.model } : current.role;
-          agentTarget = { endpoint, role };
-          agentModel.switchTo(createChatModel(endpoint, role, { pool: poolOf(endpoint), cache, env }));
-        }
-      : undefined;
-  const userModel = model('user');
-  const designerModel = model('designer');
-  const judgeModel = model('judge');
-  const roles: Roles = {
-    agent: agentModel ? createLlmAgent(agentModel) : builtin.agent,
-    user: userModel ? createLlmUser(userModel) : builtin.user,
-    designer: designerModel ? createLlmDesigner(designerModel) : builtin.designer,
-    userEvolver: designerModel ? createLlmUserEvolver(designerModel) : builtin.userEvolver,
-    judge: judgeModel ? createLlmJudge(judgeModel) : builtin.judge,
-    agentEvolver: agentModel ? createLlmAgentEvolver(agentModel) : builtin.agentEvolver,
+  const first = models.model('agent');
+  const model = first ? createSwitchableChatModel(first) : undefined;
+  let target = agentRole.kind === 'llm' ? { endpoint: models.endpointOf('agent', agentRole.endpoint), role: agentRole } : undefined;
+  if (!model || !target) return model ? { model } : {};
+  const switchTo = (to: AgentModelSwitch): void => {
+    const current = target!;
+    const endpoint = to.baseUrls ? { ...current.endpoint, baseUrls: to.baseUrls } : current.endpoint;
+    const role = to.model ? { ...current.role, model: to.model } : current.role;
+    target = { endpoint, role };
+    model.switchTo(models.modelOn(endpoint, role));
   };
-  return {
-    roles,
-    labels: { agent: roles.agent.label, user: roles.user.label, designer: roles.designer.label, judge: roles.judge.label },
-    ...(switchAgentModel ? { switchAgentModel } : {}),
-  };
+  return { model, switchTo };
 }
 
 /**

@@ -15,72 +15,111 @@ const quarters = [0.25, 0.5, 0.75];
  * run directory and every viewer: "generation 2 (3 of 5)".
  */
 export function createProgressReporter(stream: NodeJS.WriteStream = process.stderr, now: () => number = Date.now): { onProgress: (p: ControllerProgress) => void; stop: () => void } {
-  const tty = Boolean(stream.isTTY);
-  const multi = tty
-    ? new cliProgress.MultiBar(
-        {
-          stream,
-          format: ' {gen} {bar} {value}/{total} rollouts | success {success} | {phase} | ETA {eta_formatted}',
-          barsize: 24,
-          hideCursor: true,
-          clearOnComplete: false,
-          etaBuffer: 40,
-        },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
-  let bar: cliProgress.SingleBar | undefined;
-  let successes = 0, plays = 0, startedAt = 0, nextQuarter = 0, total = 0, label = '';
-  const line = (text: string): void => {
-    if (multi) multi.log(`${text}\n`);
-    else stream.write(`${text}\n`);
-  };
-  const rate = (): string => (plays ? `${Math.round((100 * successes) / plays)}%` : '—');
-  const elapsed = (): string => `${Math.round((now() - startedAt) / 1000)} s`;
+  const lines = new ProgressLines(stream, now, stream.isTTY ? terminalBars(stream) : undefined);
   return {
-    onProgress(p) {
-      switch (p.type) {
-        case 'generation.started':
-          successes = 0;
-          plays = 0;
-          nextQuarter = 0;
-          total = p.rollouts;
-          startedAt = now();
-          label = generationLabel(p.generation, p.generations);
-          bar = multi?.create(p.rollouts, p.alreadyDone, { gen: label, success: '—', phase: 'playing' });
-          if (!multi) line(`${label}: playing ${p.rollouts} rollouts${p.alreadyDone ? ` (${p.alreadyDone} already done)` : ''}`);
-          break;
-        case 'rollout.finished':
-          // Plays with an outcome only, as the generation's success rate counts them (verdict.ts).
-          if (!p.summary.hint && hasVerdict(p.summary)) {
-            plays++;
-            if (p.summary.success) successes++;
-          }
-          bar?.update(p.done, { success: rate() });
-          while (!multi && nextQuarter < quarters.length && p.done >= (quarters[nextQuarter] as number) * total) {
-            nextQuarter++;
-            line(`${label}: ${p.done}/${total} rollouts · success so far ${rate()} · ${elapsed()}`);
-          }
-          break;
-        case 'phase':
-          bar?.update({ phase: p.phase });
-          if (!multi) line(`${label}: ${p.phase}`);
-          break;
-        case 'generation.finished': {
-          const m = p.metrics;
-          bar?.update({ phase: 'done' });
-          bar?.stop();
-          line(
-            `  generation ${m.index}: success ${(m.successRate * 100).toFixed(0)}% · in band ${(m.inBandShare * 100).toFixed(0)}%${frontierSummary(m)} · ${designLevelLabel(m.meanDifficulty, 1)} · regret ${m.regret.toFixed(2)} · children ${m.frontierYield.accepted}/${m.frontierYield.proposed} · agent ${m.agent.id}${m.agent.changed ? ' (promoted)' : ''}${multi ? '' : ` · ${elapsed()}`}`,
-          );
-          break;
-        }
-      }
-    },
-    stop() {
-      multi?.stop();
-    },
+    onProgress: (p) => lines.onProgress(p),
+    stop: () => lines.stop(),
   };
+}
+
+/** One bar per generation, drawn together on the terminal. */
+function terminalBars(stream: NodeJS.WriteStream): cliProgress.MultiBar {
+  return new cliProgress.MultiBar(
+    {
+      stream,
+      format: ' {gen} {bar} {value}/{total} rollouts | success {success} | {phase} | ETA {eta_formatted}',
+      barsize: 24,
+      hideCursor: true,
+      clearOnComplete: false,
+      etaBuffer: 40,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+}
+
+type ProgressOf<T extends ControllerProgress['type']> = Extract<ControllerProgress, { type: T }>;
+
+/** The progress of the generation being played, drawn on its bar or written as lines. */
+class ProgressLines {
+  private bar: cliProgress.SingleBar | undefined;
+  private successes = 0;
+  private plays = 0;
+  private startedAt = 0;
+  private nextQuarter = 0;
+  private total = 0;
+  private label = '';
+
+  constructor(private readonly stream: NodeJS.WriteStream, private readonly now: () => number, private readonly multi: cliProgress.MultiBar | undefined) {}
+
+  onProgress(p: ControllerProgress): void {
+    switch (p.type) {
+      case 'generation.started':
+        return this.generationStarted(p);
+      case 'rollout.finished':
+        return this.rolloutFinished(p);
+      case 'phase':
+        return this.phase(p.phase);
+      case 'generation.finished':
+        return this.generationFinished(p.metrics);
+    }
+  }
+
+  stop(): void {
+    this.multi?.stop();
+  }
+
+  private generationStarted(p: ProgressOf<'generation.started'>): void {
+    this.successes = 0;
+    this.plays = 0;
+    this.nextQuarter = 0;
+    this.total = p.rollouts;
+    this.startedAt = this.now();
+    this.label = generationLabel(p.generation, p.generations);
+    this.bar = this.multi?.create(p.rollouts, p.alreadyDone, { gen: this.label, success: '—', phase: 'playing' });
+    if (!this.multi) this.line(`${this.label}: playing ${p.rollouts} rollouts${p.alreadyDone ? ` (${p.alreadyDone} already done)` : ''}`);
+  }
+
+  /**
+   * The success so far counts plays with an outcome only, as the generation's success rate does (verdict.ts): no hint
+   * plays, errors or cut verifications. Off a terminal, a line at each quarter of the rollouts.
+   */
+  private rolloutFinished(p: ProgressOf<'rollout.finished'>): void {
+    if (!p.summary.hint && hasVerdict(p.summary)) {
+      this.plays++;
+      if (p.summary.success) this.successes++;
+    }
+    this.bar?.update(p.done, { success: this.rate() });
+    while (!this.multi && this.nextQuarter < quarters.length && p.done >= (quarters[this.nextQuarter] as number) * this.total) {
+      this.nextQuarter++;
+      this.line(`${this.label}: ${p.done}/${this.total} rollouts · success so far ${this.rate()} · ${this.elapsed()}`);
+    }
+  }
+
+  private phase(phase: ProgressOf<'phase'>['phase']): void {
+    this.bar?.update({ phase });
+    if (!this.multi) this.line(`${this.label}: ${phase}`);
+  }
+
+  private generationFinished(m: GenerationMetrics): void {
+    this.bar?.update({ phase: 'done' });
+    this.bar?.stop();
+    this.line(
+      `  generation ${m.index}: success ${(m.successRate * 100).toFixed(0)}% · in band ${(m.inBandShare * 100).toFixed(0)}%${frontierSummary(m)} · ${designLevelLabel(m.meanDifficulty, 1)} · regret ${m.regret.toFixed(2)} · children ${m.frontierYield.accepted}/${m.frontierYield.proposed} · agent ${m.agent.id}${m.agent.changed ? ' (promoted)' : ''}${this.multi ? '' : ` · ${this.elapsed()}`}`,
+    );
+  }
+
+  private line(text: string): void {
+    if (this.multi) this.multi.log(`${text}\n`);
+    else this.stream.write(`${text}\n`);
+  }
+
+  private rate(): string {
+    return this.plays ? `${Math.round((100 * this.successes) / this.plays)}%` : '—';
+  }
+
+  private elapsed(): string {
+    return `${Math.round((this.now() - this.startedAt) / 1000)} s`;
+  }
 }
 
 /** The version-2 figures of a generation line, when the metrics have them: archive in band, measured difficulty, held-out agent. */

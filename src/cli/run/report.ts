@@ -143,64 +143,95 @@ function raceCell(g: Gen): string {
  */
 export function formatReportMarkdown(r: RunReport): string {
   const gens = r.generations;
-  const k = r.k ?? 4;
-  const verifierDiffers = gens.some((g) => Math.abs(g.verifierSuccessRate - g.successRate) > 1e-9);
-  const spent = gens.some((g) => g.tokens > 0 || g.costUsd > 0);
-  const children = (g: RunReport['generations'][number]): string => {
-    const rej = Object.entries(g.rejections).map(([why, n]) => `${n} ${rejectionLabel(why)}`).join(', ');
-    return `${g.frontierYield.accepted}/${g.frontierYield.proposed}${rej ? ` (${rej})` : ''}`;
+  const shown: ShownColumns = {
+    verifierDiffers: gens.some((g) => Math.abs(g.verifierSuccessRate - g.successRate) > 1e-9),
+    spent: gens.some((g) => g.tokens > 0 || g.costUsd > 0),
+    frontier: r.notRecorded.length === 0,
   };
-  const gen: Column = { head: 'gen', right: true, cell: (g) => String(g.index) };
   // Three tables, each within a terminal's width: what was played, what the frontier measurement says, the children.
-  const played: Column[] = [
-    gen,
-    { head: 'rollouts', right: true, cell: (g) => String(g.rollouts) },
-    { head: 'success', right: true, cell: (g) => pct(g.successRate) },
-    ...(verifierDiffers ? [{ head: 'verifier', right: true, cell: (g: RunReport['generations'][number]) => pct(g.verifierSuccessRate) }] : []),
-    { head: `pass^${k}`, right: true, cell: (g) => pct(g.passHatK[k] ?? 0) },
-    { head: 'reward', right: true, cell: (g) => num(g.meanReward) },
-    { head: 'regret', right: true, cell: (g) => num(g.regret) },
-    { head: 'difficulty', right: true, cell: (g) => num(g.meanDifficulty, 1) },
-    ...(r.notRecorded.length ? [] : [measuredColumn]),
-    { head: 'in band', right: true, cell: (g) => pct(g.inBandShare) },
-    { head: 'evolved users', right: true, cell: (g) => pct(g.users.evolvedShare ?? 0) },
-    { head: 'agent', right: false, cell: (g) => `${g.agent.id}${g.agent.changed ? ' ↑' : ''}` },
-    ...(spent ? [
-      { head: 'tokens', right: true, cell: (g: RunReport['generations'][number]) => String(g.tokens) },
-      { head: 'cost $', right: true, cell: (g: RunReport['generations'][number]) => num(g.costUsd, 4) },
-    ] : []),
-  ];
   // The frontier measurement and the children are two tables: side by side a demo's race and refusal cells drew
   // 145-159 columns, wider than a terminal.
-  const frontier: Column[] = [gen, ...frontierColumns];
-  const made: Column[] = [gen, ...(r.notRecorded.length ? [] : [yieldColumn, aimColumn]), { head: 'children ok', right: false, cell: children }];
-  const notes = [
-    `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
-    `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
-    r.notRecorded.length ? '' : 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval, in %]; agent race = the leading candidate vs the incumbent on the promotion set over its race [95 % intervals], discordant wins-losses, decision; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured; aimed → screened = the fitted model\'s mean predicted success of the children screened this generation, from when they were planned, against the success of their screening plays [95 % interval].',
-    r.aimByMove.length ? 'by move = the same aim over the whole run for the children made with each move (a new pairing made by a move counts under it), most screening plays first; steps = fewest–most steps of it in one child.' : '',
-    r.notRecorded.length ? `not recorded by this run (written before metrics version 2): ${r.notRecorded.join(', ')}.` : '',
-    spent ? '' : 'no model calls: 0 tokens, $0.',
-  ].filter(Boolean);
   const lines = [
     `# ${r.run.name} (${r.run.status})`,
     '',
     `run ${r.run.runId} · seed ${r.run.seed} · ${r.run.rollouts} rollouts · ${Object.entries(r.run.roles).map(([key, v]) => `${key}: ${v}`).join(' · ')}`,
     '',
-    ...table(played, gens),
+    ...table(playedColumns(r.k ?? 4, shown), gens),
     '',
-    ...(r.notRecorded.length ? [] : [...table(frontier, gens), '']),
-    ...table(made, gens),
+    ...(shown.frontier ? [...table([genColumn, ...frontierColumns], gens), ''] : []),
+    ...table(childrenColumns(shown), gens),
     '',
     ...(r.aimByMove.length ? [...table(moveColumns, r.aimByMove), ''] : []),
-    ...notes,
+    ...reportNotes(r, shown),
+    ...troubleLines(r),
   ];
-  const errorLines = gens.filter((g) => g.errors > 0).map((g) => `- generation ${g.index}: ${errorKindsText(g)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Which optional columns a report shows: a column that would repeat another, or that a run did not record, is left out. */
+interface ShownColumns {
+  /** The verifier alone differs from success in some generation. */
+  verifierDiffers: boolean;
+  /** Some generation spent tokens or money. */
+  spent: boolean;
+  /** The run recorded the metrics-version-2 (frontier) figures. */
+  frontier: boolean;
+}
+
+const genColumn: Column = { head: 'gen', right: true, cell: (g) => String(g.index) };
+
+/** What was played: success and reward, difficulty, the band, users and the agent (and tokens and cost when spent). */
+function playedColumns(k: number, shown: ShownColumns): Column[] {
+  return [
+    genColumn,
+    { head: 'rollouts', right: true, cell: (g) => String(g.rollouts) },
+    { head: 'success', right: true, cell: (g) => pct(g.successRate) },
+    ...(shown.verifierDiffers ? [{ head: 'verifier', right: true, cell: (g: Gen) => pct(g.verifierSuccessRate) }] : []),
+    { head: `pass^${k}`, right: true, cell: (g) => pct(g.passHatK[k] ?? 0) },
+    { head: 'reward', right: true, cell: (g) => num(g.meanReward) },
+    { head: 'regret', right: true, cell: (g) => num(g.regret) },
+    { head: 'difficulty', right: true, cell: (g) => num(g.meanDifficulty, 1) },
+    ...(shown.frontier ? [measuredColumn] : []),
+    { head: 'in band', right: true, cell: (g) => pct(g.inBandShare) },
+    { head: 'evolved users', right: true, cell: (g) => pct(g.users.evolvedShare ?? 0) },
+    { head: 'agent', right: false, cell: (g) => `${g.agent.id}${g.agent.changed ? ' ↑' : ''}` },
+    ...(shown.spent ? [
+      { head: 'tokens', right: true, cell: (g: Gen) => String(g.tokens) },
+      { head: 'cost $', right: true, cell: (g: Gen) => num(g.costUsd, 4) },
+    ] : []),
+  ];
+}
+
+/** The children: how many came into the band and how the steering's aim held (when recorded), how many were admitted and why not. */
+function childrenColumns(shown: ShownColumns): Column[] {
+  const children = (g: Gen): string => {
+    const rej = Object.entries(g.rejections).map(([why, n]) => `${n} ${rejectionLabel(why)}`).join(', ');
+    return `${g.frontierYield.accepted}/${g.frontierYield.proposed}${rej ? ` (${rej})` : ''}`;
+  };
+  return [genColumn, ...(shown.frontier ? [yieldColumn, aimColumn] : []), { head: 'children ok', right: false, cell: children }];
+}
+
+/** The lines under the tables: what each column means, and which columns were left out and why. */
+function reportNotes(r: RunReport, shown: ShownColumns): string[] {
+  return [
+    `success = the verifier passed and the user's goal was met (no-hint plays); pass@1 equals it${shown.verifierDiffers ? '' : ', and so does the verifier alone in every generation'}.`,
+    `difficulty = mean design difficulty (the specs' own label; built-in families use levels 1–5); in band = share of pairs with success in ${r.band ? `${pct(r.band.low)}–${pct(r.band.high)}` : 'the band'}; ↑ = agent promoted.`,
+    shown.frontier ? 'archive in band = active pairs whose pooled-evidence posterior mean is in the band (of how many); measured = archive difficulty on the Rasch scale ± se; held-out = current agent on the frozen test set [95 % interval, in %]; agent race = the leading candidate vs the incumbent on the promotion set over its race [95 % intervals], discordant wins-losses, decision; user effect = mean parent − child success of admitted user children (how many); yield = children in band at their first measurement / measured; aimed → screened = the fitted model\'s mean predicted success of the children screened this generation, from when they were planned, against the success of their screening plays [95 % interval].' : '',
+    r.aimByMove.length ? 'by move = the same aim over the whole run for the children made with each move (a new pairing made by a move counts under it), most screening plays first; steps = fewest–most steps of it in one child.' : '',
+    shown.frontier ? '' : `not recorded by this run (written before metrics version 2): ${r.notRecorded.join(', ')}.`,
+    shown.spent ? '' : 'no model calls: 0 tokens, $0.',
+  ].filter(Boolean);
+}
+
+/** Infrastructure errors by generation and problems of the run directory, when there were any. */
+function troubleLines(r: RunReport): string[] {
+  const lines: string[] = [];
+  const errorLines = r.generations.filter((g) => g.errors > 0).map((g) => `- generation ${g.index}: ${errorKindsText(g)}`);
   if (errorLines.length > 0) lines.push('', 'infrastructure errors (not counted in success or reward, left out of exports):', ...errorLines);
   if (r.problems.length > 0) {
     lines.push('', `${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in the run directory (skipped or rebuilt):`, ...r.problems.map((p) => `- ${p}`));
   }
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
 
 /** "2 model, 1 sandbox-host"; a run written before errors were counted per kind says only how many. */

@@ -22,70 +22,98 @@ export function describeIssue(issue: z.core.$ZodIssue, root: z.ZodType, input: u
   const path = issue.path as SpecPath;
   const value = valueAt(input, path);
   const schema = schemaAt(root, path, input);
-  // Messages about a value name its field, so they read on their own (CLI output, SpecError); messages about keys
-  // and missing fields name it already.
-  const at = (message: string, anchor: Anchor = 'value'): IssueMessage[] => [
-    { path, anchor, message: anchor === 'value' && path.length > 0 && !namesField(message, path) ? `${formatPath(path)}: ${message}` : message },
-  ];
-
   // A required field that is not there at all fails as a wrong type or a wrong literal; either way, say it is missing.
-  if (issue.code !== 'unrecognized_keys' && issue.code !== 'custom' && isAbsent(input, path)) return at(missingMessage(path, schema), 'missing');
+  if (issue.code !== 'unrecognized_keys' && issue.code !== 'custom' && isAbsent(input, path)) return [located(path, missingMessage(path, schema), 'missing')];
+  if (issue.code === 'unrecognized_keys') return unknownKeyMessages(issue.keys, path, objectKeys(schema, value));
+  if (issue.code === 'invalid_value' && path.length === 1 && path[0] === 'apiVersion') {
+    return [{ path, anchor: 'value', message: `unsupported apiVersion ${show(value)}; this version of coevolve reads "${specApiVersion}"` }];
+  }
+  const { message, anchor } = issueText(issue, path, schema, value);
+  return [located(path, message, anchor)];
+}
 
+/**
+ * A message about a value names its field, so it reads on its own (CLI output, SpecError); messages about keys and
+ * missing fields name it already.
+ */
+function located(path: SpecPath, message: string, anchor: Anchor): IssueMessage {
+  return { path, anchor, message: anchor === 'value' && path.length > 0 && !namesField(message, path) ? `${formatPath(path)}: ${message}` : message };
+}
+
+/** One message per unknown key, each on the key, with the closest allowed name when it looks like a typo. */
+function unknownKeyMessages(keys: readonly string[], path: SpecPath, allowed: string[]): IssueMessage[] {
+  const where = path.length > 0 ? ` in ${formatPath(path)}` : ' at the top level';
+  return keys.map((key) => ({
+    path: [...path, key],
+    anchor: 'key' as const,
+    message: `unknown key "${key}"${where}${keySuggestion(key, allowed)}`,
+  }));
+}
+
+/** What is wrong with the found value, in words: what was expected and what was found. */
+function issueText(issue: z.core.$ZodIssue, path: SpecPath, schema: z.ZodType | undefined, value: unknown): { message: string; anchor: Anchor } {
+  const about = (message: string): { message: string; anchor: Anchor } => ({ message, anchor: 'value' });
   switch (issue.code) {
-    case 'invalid_type': {
-      const expected = schema ? expectation(schema) : `a ${issue.expected}`;
-      let msg = `expected ${expected}, got ${show(value)}`;
-      if (issue.expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
-        msg += `; put it in quotes ("${String(value)}") if you mean the text`;
-      }
-      return at(msg);
-    }
+    case 'invalid_type':
+      return about(typeMessage(issue, schema, value));
     case 'too_big':
     case 'too_small':
-      return at(rangeMessage(issue, schema, value));
-    case 'invalid_value': {
-      if (path[path.length - 1] === 'apiVersion' && path.length === 1) {
-        return [{ path, anchor: 'value', message: `unsupported apiVersion ${show(value)}; this version of coevolve reads "${specApiVersion}"` }];
-      }
-      return at(`expected ${oneOf(issue.values)}, got ${show(value)}${suggestion(value, issue.values)}`);
-    }
-    case 'invalid_format': {
-      const custom = !/^Invalid\b/.test(issue.message);
-      if (custom) return at(`${issue.message}, got ${show(value)}`);
-      if (issue.format === 'url') return at(`expected a URL such as "http://127.0.0.1:8000/v1", got ${show(value)}`);
-      return at(`${show(value)} is not a valid ${issue.format}`);
-    }
-    case 'unrecognized_keys': {
-      const allowed = objectKeys(schema, value);
-      const where = path.length > 0 ? ` in ${formatPath(path)}` : ' at the top level';
-      return issue.keys.map((key) => ({
-        path: [...path, key],
-        anchor: 'key' as const,
-        message: `unknown key "${key}"${where}${keySuggestion(key, allowed)}`,
-      }));
-    }
-    case 'invalid_key': {
-      const key = String(path[path.length - 1]);
-      const inner = issue.issues[0];
-      const why = inner && !/^Invalid\b/.test(inner.message) ? `: ${inner.message}` : '';
-      return at(`invalid key "${key}"${why}`, 'key');
-    }
-    case 'invalid_union': {
-      if ('discriminator' in issue && typeof issue.discriminator === 'string') {
-        const options = (issue as { options?: unknown[] }).options ?? [];
-        if (value === undefined) return at(missingMessage(path, schema), 'missing');
-        return at(`expected ${oneOf(options)}, got ${show(value)}${suggestion(value, options)}`);
-      }
-      return at(`expected ${schema ? expectation(schema) : 'another form'}, got ${show(value)}`);
-    }
-    case 'custom': {
-      const shown = show(value);
-      const mentions = typeof value === 'string' || typeof value === 'number' ? issue.message.includes(String(value)) : true;
-      return at(mentions ? issue.message : `${issue.message}, got ${shown}`);
-    }
+      return about(rangeMessage(issue, schema, value));
+    case 'invalid_value':
+      return about(`expected ${oneOf(issue.values)}, got ${show(value)}${suggestion(value, issue.values)}`);
+    case 'invalid_format':
+      return about(formatMessage(issue, value));
+    case 'invalid_key':
+      return { message: invalidKeyMessage(issue, path), anchor: 'key' };
+    case 'invalid_union':
+      return unionText(issue, path, schema, value);
+    case 'custom':
+      return about(customMessage(issue, value));
     default:
-      return at(issue.message);
+      return about(issue.message);
   }
+}
+
+/** A wrong type, with a hint to quote a number or boolean that was meant as text. */
+function typeMessage(issue: z.core.$ZodIssueInvalidType, schema: z.ZodType | undefined, value: unknown): string {
+  const expected = schema ? expectation(schema) : `a ${issue.expected}`;
+  const msg = `expected ${expected}, got ${show(value)}`;
+  if (issue.expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
+    return `${msg}; put it in quotes ("${String(value)}") if you mean the text`;
+  }
+  return msg;
+}
+
+/** A text that is not of its format: the schema's own words when it has them, an example for a URL. */
+function formatMessage(issue: z.core.$ZodIssueInvalidStringFormat, value: unknown): string {
+  const custom = !/^Invalid\b/.test(issue.message);
+  if (custom) return `${issue.message}, got ${show(value)}`;
+  if (issue.format === 'url') return `expected a URL such as "http://127.0.0.1:8000/v1", got ${show(value)}`;
+  return `${show(value)} is not a valid ${issue.format}`;
+}
+
+function invalidKeyMessage(issue: z.core.$ZodIssueInvalidKey, path: SpecPath): string {
+  const key = String(path[path.length - 1]);
+  const inner = issue.issues[0];
+  const why = inner && !/^Invalid\b/.test(inner.message) ? `: ${inner.message}` : '';
+  return `invalid key "${key}"${why}`;
+}
+
+/** A value that fits no form: for a tagged union, the tags it accepts (or that the tag is missing). */
+function unionText(issue: z.core.$ZodIssueInvalidUnion, path: SpecPath, schema: z.ZodType | undefined, value: unknown): { message: string; anchor: Anchor } {
+  if ('discriminator' in issue && typeof issue.discriminator === 'string') {
+    const options = (issue as { options?: unknown[] }).options ?? [];
+    if (value === undefined) return { message: missingMessage(path, schema), anchor: 'missing' };
+    return { message: `expected ${oneOf(options)}, got ${show(value)}${suggestion(value, options)}`, anchor: 'value' };
+  }
+  return { message: `expected ${schema ? expectation(schema) : 'another form'}, got ${show(value)}`, anchor: 'value' };
+}
+
+/** A refinement's own message, with the found value added unless the message already says it. */
+function customMessage(issue: z.core.$ZodIssueCustom, value: unknown): string {
+  const shown = show(value);
+  const mentions = typeof value === 'string' || typeof value === 'number' ? issue.message.includes(String(value)) : true;
+  return mentions ? issue.message : `${issue.message}, got ${shown}`;
 }
 
 /** True when a (custom) message already starts with the field it is about, e.g. "band.low must not exceed...". */

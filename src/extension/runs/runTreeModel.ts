@@ -5,7 +5,7 @@ import type { PairStatsFull } from '../../core/metrics/pairStats.js';
 import type { PairPlan, RunManifest } from '../../core/ports/runStore.js';
 import type { RolloutSummary } from '../../core/rollout/trajectory.js';
 import type { GenerationIndex, RunIndex } from '../../store/runReader.js';
-import type { EnvInfo, RunSource } from '../../viewdata/liveRun.js';
+import type { EnvInfo, RunSource, UserInfo } from '../../viewdata/liveRun.js';
 import type { RunFacts } from '../../viewdata/runListing.js';
 import { designLevelLabel, difficultyScales, environmentName, generationLabel, measuredLabel, pairClassLabel, runLabel, successLabel, userName } from '../../webview/names.js';
 import { fixed } from '../../webview/render/figures.js';
@@ -233,61 +233,90 @@ export function pairNodes(ctx: TreeContext, view: TreeView, generation: number):
   const byPair = rolloutsByPair(g);
   const running = inFlightByPair(run, g);
   const stats = pairStatsOf(ctx, generation);
-  let pairs = g.pairs.filter((p) => !isFiltered(view) || pairPasses(ctx, view, p, byPair.get(p.pairId) ?? [], stats.get(p.pairId)));
+  const shown = g.pairs.filter((p) => !isFiltered(view) || pairPasses(ctx, view, p, byPair.get(p.pairId) ?? [], stats.get(p.pairId)));
+  return sortedPairs(shown, view.sort, byPair, stats).map((p) =>
+    pairNode(ctx, generation, p, { rollouts: byPair.get(p.pairId) ?? [], stats: stats.get(p.pairId), running: running.get(p.pairId)?.length ?? 0 }),
+  );
+}
+
+/** Highest first by mean reward, total duration or total cost; as planned otherwise. */
+function sortedPairs(pairs: PairPlan[], sort: SortKey, byPair: Map<string, RolloutSummary[]>, stats: Map<string, PairStatsFull>): PairPlan[] {
   const total = (p: PairPlan, f: (r: RolloutSummary) => number): number => (byPair.get(p.pairId) ?? []).reduce((s, r) => s + f(r), 0);
-  if (view.sort === 'reward') pairs = sortBy(pairs, (p) => stats.get(p.pairId)?.meanReward ?? -1);
-  else if (view.sort === 'duration') pairs = sortBy(pairs, (p) => total(p, (r) => r.durationMs));
-  else if (view.sort === 'cost') pairs = sortBy(pairs, (p) => total(p, (r) => r.costUsd));
-  const k = run.manifest.config.k;
+  if (sort === 'reward') return sortBy(pairs, (p) => stats.get(p.pairId)?.meanReward ?? -1);
+  if (sort === 'duration') return sortBy(pairs, (p) => total(p, (r) => r.durationMs));
+  if (sort === 'cost') return sortBy(pairs, (p) => total(p, (r) => r.costUsd));
+  return pairs;
+}
+
+/** What the tree knows of one pair in a generation: its finished rollouts, its stored stats, how many still run. */
+interface PairSeen {
+  rollouts: RolloutSummary[];
+  stats: PairStatsFull | undefined;
+  running: number;
+}
+
+function pairNode(ctx: TreeContext, generation: number, p: PairPlan, seen: PairSeen): RunTreeNode {
+  const { run } = ctx;
+  const { stats: s } = seen;
+  const env = ctx.env(p.envId);
+  const user = ctx.user?.(p.userId);
   const band = run.manifest.config.band;
-  return pairs.map((p) => {
-    const rs = byPair.get(p.pairId) ?? [];
-    const s = stats.get(p.pairId);
-    const env = ctx.env(p.envId);
-    const user = ctx.user?.(p.userId);
-    const plain = rs.filter((r) => !r.hint);
-    const passed = plain.filter((r) => r.success).length;
-    const runningHere = running.get(p.pairId)?.length ?? 0;
-    const inBand = s !== undefined && s.successRate >= band.low && s.successRate <= band.high;
-    const parts: string[] = [s ? successLabel(s.successes, s.plays) : successLabel(passed, plain.length)];
-    // One classification, the controller's own (stored with the pair): the icon, this text and the tooltip agree.
-    if (s) parts.push(inBand ? `${pairClassLabel[s.class]}, in band` : pairClassLabel[s.class] ?? s.class);
-    if (env) parts.push(designLevelLabel(env.difficulty));
-    if (s && s.regret > 0) parts.push(`regret ${s.regret.toFixed(2)}`);
-    if (runningHere > 0) parts.push(`${runningHere} running`);
-    const icon: NodeIcon = runningHere > 0 && run.status === 'running'
-      ? { id: 'sync~spin', color: 'charts.blue' }
-      : !s
-        ? { id: 'symbol-interface' }
-        : s.class === 'too_easy'
-          ? { id: 'check-all', color: 'testing.iconPassed' }
-          : s.class === 'too_hard'
-            ? { id: 'circle-slash', color: 'testing.iconFailed' }
-            : inBand
-              ? { id: 'target', color: 'charts.purple' }
-              : { id: 'debug-stackframe-focused', color: 'charts.purple' };
-    return {
-      kind: 'pair' as const,
-      key: `${run.dir}|g${generation}|${p.pairId}`,
-      runDir: run.dir,
-      generation,
-      pairId: p.pairId,
-      envId: p.envId,
-      userId: p.userId,
-      label: `${environmentName(env, p.envId)} × ${userName(user, p.userId)}`,
-      description: parts.join(' · '),
-      tooltip: [
-        `pair ${p.pairId} (${p.source === 'child' ? 'a new child' : p.source === 'replay' ? 'replayed from the archive' : 'a seed'})`,
-        `environment ${p.envId}${env ? ` — ${env.title} (${env.family}, ${designLevelLabel(env.difficulty)})` : ''}`,
-        `user ${p.userId}${user ? ` — ${userName(user, p.userId)}` : ''}`,
-        s ? `success ${successLabel(s.successes, s.plays)} over the no-hint rollouts · pass@${k} ${pct(s.passAtK[k] ?? 0)} · pass^${k} ${pct(s.passHatK[k] ?? 0)}` : `${passed}/${plain.length} no-hint rollouts passed`,
-        s ? `class: ${pairClassLabel[s.class] ?? s.class}${inBand ? ` (inside the ${pct(band.low)}–${pct(band.high)} band)` : ` (band ${pct(band.low)}–${pct(band.high)})`} · regret ${s.regret.toFixed(2)} (hint reward − plain reward) · fitness ${s.fitness.toFixed(2)}` : '',
-      ].filter(Boolean).join('\n'),
-      icon,
-      contextValue: 'coevolve.pair',
-      collapsible: true,
-    };
-  });
+  const inBand = s !== undefined && s.successRate >= band.low && s.successRate <= band.high;
+  return {
+    kind: 'pair' as const,
+    key: `${run.dir}|g${generation}|${p.pairId}`,
+    runDir: run.dir,
+    generation,
+    pairId: p.pairId,
+    envId: p.envId,
+    userId: p.userId,
+    label: `${environmentName(env, p.envId)} × ${userName(user, p.userId)}`,
+    description: pairDescription(seen, inBand, env),
+    tooltip: pairTooltip(run, p, seen, inBand, env, user),
+    icon: pairIcon(seen, inBand, run.status),
+    contextValue: 'coevolve.pair',
+    collapsible: true,
+  };
+}
+
+/** "2/4 · in the middle, in band · design level 3 · regret 0.25 · 1 running": success first, then what else is known. */
+function pairDescription(seen: PairSeen, inBand: boolean, env: EnvInfo | undefined): string {
+  const { stats: s, running } = seen;
+  const plain = noHintPasses(seen.rollouts);
+  const parts: string[] = [s ? successLabel(s.successes, s.plays) : successLabel(plain.passed, plain.plays)];
+  // One classification, the controller's own (stored with the pair): the icon, this text and the tooltip agree.
+  if (s) parts.push(inBand ? `${pairClassLabel[s.class]}, in band` : pairClassLabel[s.class] ?? s.class);
+  if (env) parts.push(designLevelLabel(env.difficulty));
+  if (s && s.regret > 0) parts.push(`regret ${s.regret.toFixed(2)}`);
+  if (running > 0) parts.push(`${running} running`);
+  return parts.join(' · ');
+}
+
+/** How many of the pair's finished no-hint rollouts passed, of how many. */
+function noHintPasses(rollouts: RolloutSummary[]): { passed: number; plays: number } {
+  const plain = rollouts.filter((r) => !r.hint);
+  return { passed: plain.filter((r) => r.success).length, plays: plain.length };
+}
+
+function pairIcon({ stats: s, running }: PairSeen, inBand: boolean, status: RunIndex['status']): NodeIcon {
+  if (running > 0 && status === 'running') return { id: 'sync~spin', color: 'charts.blue' };
+  if (!s) return { id: 'symbol-interface' };
+  if (s.class === 'too_easy') return { id: 'check-all', color: 'testing.iconPassed' };
+  if (s.class === 'too_hard') return { id: 'circle-slash', color: 'testing.iconFailed' };
+  return inBand ? { id: 'target', color: 'charts.purple' } : { id: 'debug-stackframe-focused', color: 'charts.purple' };
+}
+
+function pairTooltip(run: RunIndex, p: PairPlan, seen: PairSeen, inBand: boolean, env: EnvInfo | undefined, user: UserInfo | undefined): string {
+  const { stats: s } = seen;
+  const { k, band } = run.manifest.config;
+  const plain = noHintPasses(seen.rollouts);
+  return [
+    `pair ${p.pairId} (${p.source === 'child' ? 'a new child' : p.source === 'replay' ? 'replayed from the archive' : 'a seed'})`,
+    `environment ${p.envId}${env ? ` — ${env.title} (${env.family}, ${designLevelLabel(env.difficulty)})` : ''}`,
+    `user ${p.userId}${user ? ` — ${userName(user, p.userId)}` : ''}`,
+    s ? `success ${successLabel(s.successes, s.plays)} over the no-hint rollouts · pass@${k} ${pct(s.passAtK[k] ?? 0)} · pass^${k} ${pct(s.passHatK[k] ?? 0)}` : `${plain.passed}/${plain.plays} no-hint rollouts passed`,
+    s ? `class: ${pairClassLabel[s.class] ?? s.class}${inBand ? ` (inside the ${pct(band.low)}–${pct(band.high)} band)` : ` (band ${pct(band.low)}–${pct(band.high)})`} · regret ${s.regret.toFixed(2)} (hint reward − plain reward) · fitness ${s.fitness.toFixed(2)}` : '',
+  ].filter(Boolean).join('\n');
 }
 
 export function rolloutNodes(ctx: TreeContext, view: TreeView, generation: number, pairId: string): RunTreeNode[] {

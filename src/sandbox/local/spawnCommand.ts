@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { CancelledError } from '../../core/ports/cancellation.js';
 import type { Cancellation } from '../../core/ports/cancellation.js';
 import type { ExecResult } from '../../core/ports/sandbox.js';
@@ -28,72 +28,105 @@ export function spawnCommand(options: SpawnCommandOptions): Promise<ExecResultWi
     }
     const [file, ...args] = options.argv as [string, ...string[]];
     const child = spawn(file, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const stdout = new CappedOutput(options.maxOutputBytes);
-    const stderr = new CappedOutput(options.maxOutputBytes);
-    const flood = floodLimit(options.maxOutputBytes);
-    let timedOut = false;
-    let flooded = false;
-    let cancelled = false;
-    let spawnError: Error | undefined;
-
-    const killGroup = (): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, options.timeoutMs);
-    const onAbort = (): void => {
-      cancelled = true;
-      killGroup();
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    const onData = (sink: CappedOutput) => (chunk: Buffer): void => {
-      sink.push(chunk);
-      if (!flooded && stdout.total + stderr.total > flood) {
-        flooded = true;
-        killGroup();
-      }
-    };
-    child.stdout.on('data', onData(stdout));
-    child.stderr.on('data', onData(stderr));
-    child.stdin.on('error', () => undefined); // the command may exit without reading its stdin
-    child.stdin.end(options.stdin ?? '');
-    child.on('error', (err) => {
-      spawnError = err;
-    });
+    const killGroup = (): void => killProcessGroup(child);
+    const watch = watchCommand(child, options, killGroup);
     child.on('close', (code, sig) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
+      watch.stop();
       // Grandchildren that kept the pipes open are gone with the group; make sure of it even on a normal exit.
       killGroup();
-      if (cancelled) {
-        reject(new CancelledError('command cancelled'));
-        return;
-      }
-      if (spawnError && code === null) {
-        reject(new Error(`could not start ${file}: ${spawnError.message}`));
-        return;
-      }
-      const exitCode = code ?? 128 + signalNumber(sig);
-      let err = stderr.text();
-      if (flooded) err += `\n[coevolve: command stopped after writing more than ${flood} bytes]\n`;
-      resolve({
-        stdout: stdout.text(),
-        stdoutBytes: stdout.bytes(),
-        stderr: err,
-        exitCode: timedOut ? 124 : exitCode,
-        timedOut,
-        truncated: stdout.truncated || stderr.truncated || flooded,
-        durationMs: Math.round(performance.now() - started),
-      });
+      const failure = failureOf(watch, code, file);
+      if (failure) reject(failure);
+      else resolve(resultOf(watch, code, sig, started));
     });
   });
+}
+
+/** What a running command wrote (capped) and why, if at all, its group was killed. */
+interface CommandWatch {
+  stdout: CappedOutput;
+  stderr: CappedOutput;
+  /** Output bytes past which the command is stopped. */
+  flood: number;
+  timedOut: boolean;
+  flooded: boolean;
+  cancelled: boolean;
+  spawnError?: Error;
+  /** Ends the timeout and the cancellation listener once the command closed. */
+  stop: () => void;
+}
+
+/** Collects the command's output, feeds it its stdin, and kills its group on timeout, flood or cancellation. */
+function watchCommand(child: ChildProcessWithoutNullStreams, options: SpawnCommandOptions, killGroup: () => void): CommandWatch {
+  const watch: CommandWatch = {
+    stdout: new CappedOutput(options.maxOutputBytes),
+    stderr: new CappedOutput(options.maxOutputBytes),
+    flood: floodLimit(options.maxOutputBytes),
+    timedOut: false,
+    flooded: false,
+    cancelled: false,
+    stop: () => undefined,
+  };
+  const timer = setTimeout(() => {
+    watch.timedOut = true;
+    killGroup();
+  }, options.timeoutMs);
+  const onAbort = (): void => {
+    watch.cancelled = true;
+    killGroup();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  watch.stop = () => {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  };
+  const onData = (sink: CappedOutput) => (chunk: Buffer): void => {
+    sink.push(chunk);
+    if (!watch.flooded && watch.stdout.total + watch.stderr.total > watch.flood) {
+      watch.flooded = true;
+      killGroup();
+    }
+  };
+  child.stdout.on('data', onData(watch.stdout));
+  child.stderr.on('data', onData(watch.stderr));
+  child.stdin.on('error', () => undefined); // the command may exit without reading its stdin
+  child.stdin.end(options.stdin ?? '');
+  child.on('error', (err) => {
+    watch.spawnError = err;
+  });
+  return watch;
+}
+
+function killProcessGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Why a closed command has no result: it was cancelled, or it never started. */
+function failureOf(watch: CommandWatch, code: number | null, file: string): Error | undefined {
+  if (watch.cancelled) return new CancelledError('command cancelled');
+  if (watch.spawnError && code === null) return new Error(`could not start ${file}: ${watch.spawnError.message}`);
+  return undefined;
+}
+
+/** The result of a command that ran: a timeout reads as exit code 124, a kill by signal as 128 + its number. */
+function resultOf(watch: CommandWatch, code: number | null, sig: NodeJS.Signals | null, started: number): ExecResultWithBytes {
+  const { stdout, stderr, flooded, timedOut } = watch;
+  const exitCode = code ?? 128 + signalNumber(sig);
+  let err = stderr.text();
+  if (flooded) err += `\n[coevolve: command stopped after writing more than ${watch.flood} bytes]\n`;
+  return {
+    stdout: stdout.text(),
+    stdoutBytes: stdout.bytes(),
+    stderr: err,
+    exitCode: timedOut ? 124 : exitCode,
+    timedOut,
+    truncated: stdout.truncated || stderr.truncated || flooded,
+    durationMs: Math.round(performance.now() - started),
+  };
 }
 
 function signalNumber(sig: NodeJS.Signals | null): number {

@@ -23,53 +23,72 @@ const listedDrops = 50;
  * writes through a link. Everything dropped is listed with why.
  */
 export async function sanitiseWorkspaceTar(input: Uint8Array, options: SanitiseOptions): Promise<WorkspaceArchive> {
-  const maxEntries = options.maxEntries ?? 100_000;
-  const entries = new Map<string, TreeEntry & { data?: Buffer; mode: number; mtime?: Date }>();
-  const order: string[] = [];
   const report: TransferReport = { kept: 0, bytes: 0, dropped: [], droppedCount: 0 };
   const drop = (path: string, reason: string): void => {
     report.droppedCount++;
     if (report.dropped.length < listedDrops) report.dropped.push({ path, reason });
   };
+  const { entries, order, bytes } = await readWorkspaceEntries(input, options, drop);
+  dropOutwardLinks(entries, options.workdir, drop);
+  const kept = order.filter((p) => entries.has(p));
+  const tar = await packWorkspace(kept, entries);
+  report.kept = kept.length;
+  report.bytes = bytes;
+  return { tar, report };
+}
+
+type KeptEntry = TreeEntry & { data?: Buffer; mode: number; mtime?: Date };
+
+/** The archive's entries that may be kept, in archive order, and the bytes of file content they hold. */
+async function readWorkspaceEntries(input: Uint8Array, options: SanitiseOptions, drop: (path: string, reason: string) => void): Promise<{ entries: Map<string, KeptEntry>; order: string[]; bytes: number }> {
+  const maxEntries = options.maxEntries ?? 100_000;
+  const entries = new Map<string, KeptEntry>();
+  const order: string[] = [];
   let bytes = 0;
   for await (const { header, data } of readTar(input)) {
     const path = normaliseName(header.name);
     if (path === undefined) { drop(printable(header.name), 'name leaves the workspace or is not a plain relative path'); continue; }
     if (path === '') continue; // the workspace root itself
-    if (entries.has(path)) { drop(path, 'duplicate entry'); continue; }
-    if (entries.size >= maxEntries) { drop(path, `more than ${maxEntries} entries`); continue; }
-    const parentProblem = ancestorProblem(path, entries);
-    if (parentProblem) { drop(path, parentProblem); continue; }
-    const mode = (header.mode ?? 0o644) & 0o777;
-    const base = { mode, ...(header.mtime ? { mtime: header.mtime } : {}) };
-    switch (header.type) {
-      case 'directory':
-        entries.set(path, { kind: 'dir', ...base, mode: mode | 0o700 });
-        break;
-      case 'file':
-      case 'contiguous-file':
-        if (bytes + data.length > options.maxBytes) { drop(path, `past the workspace limit of ${options.maxBytes} bytes`); continue; }
-        bytes += data.length;
-        entries.set(path, { kind: 'file', data, ...base });
-        break;
-      case 'symlink':
-        entries.set(path, { kind: 'symlink', target: header.linkname ?? '', ...base });
-        break;
-      case 'link': {
-        const target = normaliseName(header.linkname ?? '');
-        if (target === undefined || entries.get(target)?.kind !== 'file') { drop(path, 'hard link to something that is not a kept file of the workspace'); continue; }
-        entries.set(path, { kind: 'hardlink', target, ...base });
-        break;
-      }
-      default:
-        drop(path, `${header.type ?? 'unknown'} entries are not copied (only folders, files and links inside the workspace)`);
-        continue;
-    }
+    const placeProblem = entries.has(path) ? 'duplicate entry' : entries.size >= maxEntries ? `more than ${maxEntries} entries` : ancestorProblem(path, entries);
+    if (placeProblem) { drop(path, placeProblem); continue; }
+    const entry = keptEntry(header, data, entries, { used: bytes, max: options.maxBytes });
+    if (typeof entry === 'string') { drop(path, entry); continue; }
+    if (entry.kind === 'file') bytes += data.length;
+    entries.set(path, entry);
     order.push(path);
   }
-  dropOutwardLinks(entries, options.workdir, drop);
+  return { entries, order, bytes };
+}
+
+/**
+ * One entry as it is kept, or why it is dropped: folders (owner rwx, so nothing can lock the extraction or the
+ * verifier out), files within the byte budget, symlinks (checked once all are read), hard links to kept files.
+ */
+function keptEntry(header: Headers, data: Buffer, entries: ReadonlyMap<string, KeptEntry>, budget: { used: number; max: number }): KeptEntry | string {
+  const mode = (header.mode ?? 0o644) & 0o777;
+  const base = { mode, ...(header.mtime ? { mtime: header.mtime } : {}) };
+  switch (header.type) {
+    case 'directory':
+      return { kind: 'dir', ...base, mode: mode | 0o700 };
+    case 'file':
+    case 'contiguous-file':
+      if (budget.used + data.length > budget.max) return `past the workspace limit of ${budget.max} bytes`;
+      return { kind: 'file', data, ...base };
+    case 'symlink':
+      return { kind: 'symlink', target: header.linkname ?? '', ...base };
+    case 'link': {
+      const target = normaliseName(header.linkname ?? '');
+      if (target === undefined || entries.get(target)?.kind !== 'file') return 'hard link to something that is not a kept file of the workspace';
+      return { kind: 'hardlink', target, ...base };
+    }
+    default:
+      return `${header.type ?? 'unknown'} entries are not copied (only folders, files and links inside the workspace)`;
+  }
+}
+
+/** The kept entries as a tar owned by the agent: folders first, links last, so extracting it never writes through a link. */
+async function packWorkspace(kept: string[], entries: ReadonlyMap<string, KeptEntry>): Promise<Buffer> {
   const out = pack();
-  const kept = order.filter((p) => entries.has(p));
   const rank = (p: string): number => ({ dir: 0, file: 1, hardlink: 2, symlink: 3 })[entries.get(p)!.kind];
   const owner = { uid: agentUid, gid: agentUid };
   for (const p of [...kept].sort((a, b) => rank(a) - rank(b))) {
@@ -83,9 +102,7 @@ export async function sanitiseWorkspaceTar(input: Uint8Array, options: SanitiseO
   out.finalize();
   const chunks: Buffer[] = [];
   for await (const c of out as unknown as AsyncIterable<Buffer>) chunks.push(c);
-  report.kept = kept.length;
-  report.bytes = bytes;
-  return { tar: Buffer.concat(chunks), report };
+  return Buffer.concat(chunks);
 }
 
 /** Drops symlinks until every one left resolves to a kept entry inside the workspace (dropping one can strand another). */

@@ -60,11 +60,26 @@ export interface PlotInput {
 
 /** Builds the uPlot options and data for a chart; the caller mounts it (kept apart so it reads as one step). */
 export function plotOptions(input: PlotInput): { opts: uPlot.Options; data: uPlot.AlignedData } {
+  const { spec, n } = input;
+  const { data, series, bands } = plotSeries(input);
+  const opts: uPlot.Options = {
+    width: input.width,
+    height: 190,
+    series,
+    bands,
+    scales: { x: { time: false, range: [-0.2, Math.max(0.2, n - 0.8)] }, y: yScale(spec.unit) },
+    axes: plotAxes(spec.unit),
+    legend: { show: true, live: true },
+    cursor: { drag: { x: false, y: false } },
+    hooks: plotHooks(spec.band ? input.band : undefined, n - 1),
+  };
+  return { opts, data: data as uPlot.AlignedData };
+}
+
+/** The generations as x, then a data row and a uPlot series per drawn series; an interval is shaded between its bounds. */
+function plotSeries(input: PlotInput): { data: (number | null)[][]; series: uPlot.Series[]; bands: uPlot.Band[] } {
   const { spec, runs, n } = input;
-  const fg = cssVar('--vscode-foreground', '#444');
-  const grid = 'rgba(127,127,127,0.2)';
-  const xs = Array.from({ length: n }, (_, i) => i);
-  const data: (number | null)[][] = [xs];
+  const data: (number | null)[][] = [Array.from({ length: n }, (_, i) => i)];
   const series: uPlot.Series[] = [{ label: 'generation', value: (_u, v) => (v === null ? '–' : `g${v}`) }];
   const bands: uPlot.Band[] = [];
   const compare = runs.length > 1;
@@ -73,57 +88,65 @@ export function plotOptions(input: PlotInput): { opts: uPlot.Options; data: uPlo
     r.series.forEach((s) => {
       data.push(s.values);
       const idx = data.length - 1;
-      // One run: colour names the series. Two runs: colour names the run and the dash names the series.
-      const color = compare ? paletteColor(ri) : paletteColor(s.interval ? Math.max(0, lineIndex - 1) : lineIndex);
-      const dash = compare ? dashes[lineIndex % dashes.length] : s.interval ? [2, 2] : dashes[lineIndex % dashes.length];
-      series.push({
-        label: compare ? `${s.label} · ${r.label}` : s.label,
-        stroke: s.interval ? withAlpha(color, 0.5) : color,
-        width: s.interval ? 1 : 2,
-        ...(dash ? { dash } : {}),
-        points: { show: n < 40 && !s.interval, size: 6, fill: color },
-        value: (_u, v) => formatValue(spec.unit, v),
-        spanGaps: false,
-      });
-      if (s.interval === 'high') bands.push({ series: [idx, idx - 1], fill: withAlpha(color, 0.15) });
+      const look = seriesLook(s, ri, lineIndex, compare);
+      series.push(seriesOptions(s, compare ? `${s.label} · ${r.label}` : s.label, look, spec.unit, n));
+      if (s.interval === 'high') bands.push({ series: [idx, idx - 1], fill: withAlpha(look.color, 0.15) });
       if (!s.interval) lineIndex++;
     });
   });
-  const lastIndex = n - 1;
-  const band = spec.band ? input.band : undefined;
-  const opts: uPlot.Options = {
-    width: input.width,
-    height: 190,
-    series,
-    bands,
-    scales: { x: { time: false, range: [-0.2, Math.max(0.2, n - 0.8)] }, y: yScale(spec.unit) },
-    axes: [
-      { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, incrs: [1, 2, 5, 10, 20, 50, 100], values: (_u, vals) => vals.map((x) => (Number.isInteger(x) ? `g${x}` : '')), label: 'generation', labelSize: 18 },
-      {
-        stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, label: unitLabel[spec.unit].trim() || '%', labelSize: 18, size: 52,
-        values: (_u: uPlot, vals: number[]) => vals.map((x) => (spec.unit === 'share' ? `${Math.round(x * 100)}%` : spec.unit === 'usd' ? `$${x}` : x < 0 ? `−${-x}` : String(x))),
-      },
-    ],
-    legend: { show: true, live: true },
-    cursor: { drag: { x: false, y: false } },
-    hooks: {
-      // The target band under the series, so "in band" is visible at a glance.
-      drawAxes: band ? [(u) => {
-        const top = u.valToPos(band.high, 'y', true);
-        const bottom = u.valToPos(band.low, 'y', true);
-        u.ctx.save();
-        u.ctx.fillStyle = withAlpha(paletteColor(2), 0.14);
-        u.ctx.fillRect(u.bbox.left, top, u.bbox.width, bottom - top);
-        u.ctx.restore();
-      }] : [],
-      // Without a pointer the legend shows the last generation rather than "--".
-      ready: [(u) => u.setLegend({ idx: lastIndex })],
-      setCursor: [(u) => {
-        if (u.cursor.idx === null || u.cursor.idx === undefined) u.setLegend({ idx: lastIndex }, false);
-      }],
-    },
+  return { data, series, bands };
+}
+
+/** One run: colour names the series. Two runs: colour names the run and the dash names the series. */
+function seriesLook(s: DrawnSeries, runIndex: number, lineIndex: number, compare: boolean): { color: string; dash: number[] | undefined } {
+  const color = compare ? paletteColor(runIndex) : paletteColor(s.interval ? Math.max(0, lineIndex - 1) : lineIndex);
+  const dash = compare ? dashes[lineIndex % dashes.length] : s.interval ? [2, 2] : dashes[lineIndex % dashes.length];
+  return { color, dash };
+}
+
+/** A line, or a thin pale interval bound without points; the legend shows values in the chart's unit. */
+function seriesOptions(s: DrawnSeries, label: string, { color, dash }: { color: string; dash: number[] | undefined }, unit: ChartSpec['unit'], n: number): uPlot.Series {
+  return {
+    label,
+    stroke: s.interval ? withAlpha(color, 0.5) : color,
+    width: s.interval ? 1 : 2,
+    ...(dash ? { dash } : {}),
+    points: { show: n < 40 && !s.interval, size: 6, fill: color },
+    value: (_u, v) => formatValue(unit, v),
+    spanGaps: false,
   };
-  return { opts, data: data as uPlot.AlignedData };
+}
+
+/** Generations on x ("g3", whole ones only); the unit on y. */
+function plotAxes(unit: ChartSpec['unit']): uPlot.Axis[] {
+  const fg = cssVar('--vscode-foreground', '#444');
+  const grid = 'rgba(127,127,127,0.2)';
+  return [
+    { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, incrs: [1, 2, 5, 10, 20, 50, 100], values: (_u, vals) => vals.map((x) => (Number.isInteger(x) ? `g${x}` : '')), label: 'generation', labelSize: 18 },
+    {
+      stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, label: unitLabel[unit].trim() || '%', labelSize: 18, size: 52,
+      values: (_u: uPlot, vals: number[]) => vals.map((x) => (unit === 'share' ? `${Math.round(x * 100)}%` : unit === 'usd' ? `$${x}` : x < 0 ? `−${-x}` : String(x))),
+    },
+  ];
+}
+
+function plotHooks(band: PlotInput['band'], lastIndex: number): uPlot.Options['hooks'] {
+  return {
+    // The target band under the series, so "in band" is visible at a glance.
+    drawAxes: band ? [(u) => {
+      const top = u.valToPos(band.high, 'y', true);
+      const bottom = u.valToPos(band.low, 'y', true);
+      u.ctx.save();
+      u.ctx.fillStyle = withAlpha(paletteColor(2), 0.14);
+      u.ctx.fillRect(u.bbox.left, top, u.bbox.width, bottom - top);
+      u.ctx.restore();
+    }] : [],
+    // Without a pointer the legend shows the last generation rather than "--".
+    ready: [(u) => u.setLegend({ idx: lastIndex })],
+    setCursor: [(u) => {
+      if (u.cursor.idx === null || u.cursor.idx === undefined) u.setLegend({ idx: lastIndex }, false);
+    }],
+  };
 }
 
 export function mountPlot(input: PlotInput, target: HTMLElement): uPlot {
