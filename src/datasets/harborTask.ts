@@ -144,6 +144,49 @@ function shQuote(s: string): string {
 }
 
 /**
+ * test.sh in fresh mode: ends every process but this script's own ancestry, pid 1 and, when pid 1 is an init, the
+ * container's main process, so nothing the agent left races the verifier.
+ */
+const endAgentProcessesSh = `  # End every process but this script's own ancestry, pid 1 and, when pid 1 is an init, the container's main
+  # process (the init's first child), so nothing the agent left races the verifier.
+  started() { read -r l < /proc/$1/stat 2>/dev/null || return 1; l=\${l##*) }; set -- $l; echo "\${20}"; }
+  parent() { sed -n 's/^PPid:[[:space:]]*//p' /proc/$1/status 2>/dev/null; }
+  keep=" 1 $$ "; p=$$
+  while [ -r /proc/$p/status ]; do
+    p=$(parent "$p"); [ -n "$p" ] && [ "$p" != 0 ] || break
+    keep="$keep$p "
+  done
+  case "$(cat /proc/1/comm 2>/dev/null)" in
+    docker-init|tini|init|dumb-init|catatonit)
+      first=; first_t=
+      for d in /proc/[0-9]*; do
+        pid=\${d#/proc/}; [ "$(parent "$pid")" = 1 ] || continue
+        t=$(started "$pid") || continue
+        if [ -z "$first_t" ] || [ "$t" -lt "$first_t" ]; then first=$pid; first_t=$t; fi
+      done
+      keep="$keep$first ";;
+  esac
+  for round in 1 2 3 4 5 6 7 8; do
+    for d in /proc/[0-9]*; do
+      pid=\${d#/proc/}
+      case "$keep" in *" $pid "*) ;; *) kill -9 "$pid" 2>/dev/null;; esac
+    done
+  done
+`;
+
+/** test.sh before verify.sh: links that leave the workdir (or dangle), FIFOs, sockets and devices are removed. */
+const removeEscapingLinksSh = `# Links that leave the workdir (or dangle), FIFOs, sockets and devices are removed before the verifier reads it.
+find "$W" \\( -type l -o -type p -o -type s -o -type b -o -type c \\) -exec sh -c '
+W=$1; shift
+for p in "$@"; do
+  if [ -L "$p" ] && [ -e "$p" ]; then
+    t=$(readlink -f -- "$p" 2>/dev/null) && case "$t" in "$W"|"$W"/*) continue;; esac
+  fi
+  rm -f -- "$p"
+done' sh "$W" {} +
+`;
+
+/**
  * Harbor runs tests/test.sh in the agent's container after the agent, with /tests uploaded only then. The wrapper
  * applies Coevolve's trust rule there (ARCHITECTURE.md): fixed environment; in fresh mode every process that is
  * not its own ancestor ended first (in-place tasks may check a service the agent left running); links of the
@@ -170,46 +213,12 @@ ${exports}here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd -P)
 W=${wd}
 L=/logs/verifier
 if [ ${endProcesses} = 1 ]; then
-  # End every process but this script's own ancestry, pid 1 and, when pid 1 is an init, the container's main
-  # process (the init's first child), so nothing the agent left races the verifier.
-  started() { read -r l < /proc/$1/stat 2>/dev/null || return 1; l=\${l##*) }; set -- $l; echo "\${20}"; }
-  parent() { sed -n 's/^PPid:[[:space:]]*//p' /proc/$1/status 2>/dev/null; }
-  keep=" 1 $$ "; p=$$
-  while [ -r /proc/$p/status ]; do
-    p=$(parent "$p"); [ -n "$p" ] && [ "$p" != 0 ] || break
-    keep="$keep$p "
-  done
-  case "$(cat /proc/1/comm 2>/dev/null)" in
-    docker-init|tini|init|dumb-init|catatonit)
-      first=; first_t=
-      for d in /proc/[0-9]*; do
-        pid=\${d#/proc/}; [ "$(parent "$pid")" = 1 ] || continue
-        t=$(started "$pid") || continue
-        if [ -z "$first_t" ] || [ "$t" -lt "$first_t" ]; then first=$pid; first_t=$t; fi
-      done
-      keep="$keep$first ";;
-  esac
-  for round in 1 2 3 4 5 6 7 8; do
-    for d in /proc/[0-9]*; do
-      pid=\${d#/proc/}
-      case "$keep" in *" $pid "*) ;; *) kill -9 "$pid" 2>/dev/null;; esac
-    done
-  done
-fi
+${endAgentProcessesSh}fi
 mkdir -p "$L"
 rm -rf -- "$L"/* "$L"/.[!.]* "$L"/..?*
 zero() { rm -rf -- "$L/reward.json" "$L/reward.txt"; echo 0 > "$L/reward.txt"; exit 0; }
 cd "$W" 2>/dev/null || zero
-# Links that leave the workdir (or dangle), FIFOs, sockets and devices are removed before the verifier reads it.
-find "$W" \\( -type l -o -type p -o -type s -o -type b -o -type c \\) -exec sh -c '
-W=$1; shift
-for p in "$@"; do
-  if [ -L "$p" ] && [ -e "$p" ]; then
-    t=$(readlink -f -- "$p" 2>/dev/null) && case "$t" in "$W"|"$W"/*) continue;; esac
-  fi
-  rm -f -- "$p"
-done' sh "$W" {} +
-${runVerify} </dev/null
+${removeEscapingLinksSh}${runVerify} </dev/null
 status=$?
 regular() { [ -f "$1" ] && [ ! -L "$1" ]; }
 if [ "$status" -ne 0 ] && [ ${partial} = 0 ]; then zero; fi
