@@ -8,10 +8,14 @@ import { fixed } from '../../webview/render/figures.js';
 /** Lines of progress inside a generation when not on a terminal: at each quarter of its rollouts. */
 const quarters = [0.25, 0.5, 0.75];
 
+/** After play, off a terminal: a line on the measurement plays when nothing was written for this long. */
+const quietMs = 30_000;
+
 /**
  * Live progress: one bar per generation (rollouts done / total, success so far, phase, ETA) on a terminal. Elsewhere
  * (CI logs, pipes) plain lines: when a generation starts, at each quarter of its rollouts, at each phase after
- * play, and its result, so a piped log is never silent for a whole generation. Generations are named as in the
+ * play, every 30 s of a phase's measurement plays (screening children took minutes on a loaded machine with no line),
+ * and its result, so a piped log is never silent for long. Generations are named as in the
  * run directory and every viewer: "generation 2 (3 of 5)".
  */
 export function createProgressReporter(stream: NodeJS.WriteStream = process.stderr, now: () => number = Date.now): { onProgress: (p: ControllerProgress) => void; stop: () => void } {
@@ -48,6 +52,8 @@ class ProgressLines {
   private nextQuarter = 0;
   private total = 0;
   private label = '';
+  private phaseName = '';
+  private lastLineAt = 0;
 
   constructor(private readonly stream: NodeJS.WriteStream, private readonly now: () => number, private readonly multi: cliProgress.MultiBar | undefined) {}
 
@@ -59,6 +65,8 @@ class ProgressLines {
         return this.rolloutFinished(p);
       case 'phase':
         return this.phase(p.phase);
+      case 'measurement.finished':
+        return this.measured(p.done);
       case 'generation.finished':
         return this.generationFinished(p.metrics);
     }
@@ -72,6 +80,7 @@ class ProgressLines {
     this.successes = 0;
     this.plays = 0;
     this.nextQuarter = 0;
+    this.phaseName = '';
     this.total = p.rollouts;
     this.startedAt = this.now();
     this.label = generationLabel(p.generation, p.generations);
@@ -96,8 +105,16 @@ class ProgressLines {
   }
 
   private phase(phase: ProgressOf<'phase'>['phase']): void {
+    this.phaseName = phase;
     this.bar?.update({ phase });
     if (!this.multi) this.line(`${this.label}: ${phase}`);
+  }
+
+  /** The generation's measurement plays so far: on the bar's phase, or a line when the log has been quiet. */
+  private measured(done: number): void {
+    const what = `${this.phaseName || 'measuring'} · ${done} measurement plays`;
+    if (this.multi) this.bar?.update({ phase: what });
+    else if (this.now() - this.lastLineAt >= quietMs) this.line(`${this.label}: ${what} · ${this.elapsed()}`);
   }
 
   private generationFinished(m: GenerationMetrics): void {
@@ -109,6 +126,7 @@ class ProgressLines {
   }
 
   private line(text: string): void {
+    this.lastLineAt = this.now();
     if (this.multi) this.multi.log(`${text}\n`);
     else this.stream.write(`${text}\n`);
   }

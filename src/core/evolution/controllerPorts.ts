@@ -60,6 +60,8 @@ export type ControllerProgress =
   | { type: 'generation.started'; generation: number; generations: number; rollouts: number; alreadyDone: number }
   | { type: 'rollout.finished'; generation: number; done: number; total: number; summary: RolloutSummary }
   | { type: 'phase'; generation: number; phase: 'evolving population' | 'evolving agent' | 'trainer hook' }
+  /** A measurement play (screening, promotion, test set, realism, user effect) finished; `done` counts the generation's so far. */
+  | { type: 'measurement.finished'; generation: number; purpose: string; done: number }
   | { type: 'generation.finished'; generation: number; metrics: GenerationMetrics };
 
 export type { PairPlan };

@@ -46,7 +46,7 @@ export async function playGeneration(run: GenerationRun, g: number): Promise<Gen
   const { config, clock } = deps;
   const t0 = clock.now();
   const rng = createRng(`${config.seed}/g${g}`);
-  const ctx: GenerationContext = { generation: g, config, archive: state.archive, roles: deps.roles, backend: deps.backend, clock, rng, labels: run.labels, runId: run.runId, playedIds: [], ...(deps.signal ? { signal: deps.signal } : {}) };
+  const ctx: GenerationContext = { generation: g, config, archive: state.archive, roles: deps.roles, backend: deps.backend, clock, rng, labels: run.labels, runId: run.runId, playedIds: [], ...(deps.signal ? { signal: deps.signal } : {}), ...measuredProgress(deps, g) };
   const pairs = planGeneration(state.archive, g, config, rng.fork('plan'));
   await run.emitOnce({ type: 'generation.started', generation: g, agentId: state.agent.id, pairs: pairs.map((p) => ({ pairId: p.pairId, envId: p.envId, userId: p.userId, source: p.lastPlayed >= 0 ? 'replay' : p.source })) });
 
@@ -67,6 +67,14 @@ export async function playGeneration(run: GenerationRun, g: number): Promise<Gen
   await run.emitOnce({ type: 'generation.finished', generation: g });
   deps.onProgress?.({ type: 'generation.finished', generation: g, metrics });
   return metrics;
+}
+
+/** Counts the generation's measurement plays for the progress report (none is told when nobody listens). */
+function measuredProgress(deps: GenerationRun['deps'], g: number): Pick<GenerationContext, 'onMeasured'> {
+  const onProgress = deps.onProgress;
+  if (!onProgress) return {};
+  let done = 0;
+  return { onMeasured: (purpose) => onProgress({ type: 'measurement.finished', generation: g, purpose, done: ++done }) };
 }
 
 /**

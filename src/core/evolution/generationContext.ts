@@ -25,6 +25,11 @@ export interface GenerationContext {
   signal?: Cancellation;
   /** Ids of the generation's measurement plays (held-out, screening, realism, user effect), written to artifacts/ids/. */
   playedIds?: string[];
+  /**
+   * Told after each measurement play finishes: the phases after play (screening children, the promotion race, user
+   * looks) play hundreds of rollouts and a piped log would otherwise say nothing for minutes.
+   */
+  onMeasured?: (purpose: string) => void;
 }
 
 /** The rollout engine's dependencies for any play of this generation (plain, validation, realism, held-out). */

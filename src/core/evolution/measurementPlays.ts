@@ -30,7 +30,10 @@ export async function playMeasurements(ctx: GenerationContext, plays: Measuremen
         playRollout(
           { runId: ctx.runId, runSeed: ctx.config.seed, rolloutId: p.rolloutId, generation: ctx.generation, pairId: purpose, trial: p.trial, hint: p.hint ?? false, env: p.env, user: p.user, agent: p.agent },
           rolloutDepsOf(ctx, { 'coevolve.purpose': purpose }),
-        ),
+        ).then((r) => {
+          ctx.onMeasured?.(purpose);
+          return r;
+        }),
       ),
     ),
   );

@@ -44,25 +44,36 @@ describe('controller (in process, process backend)', function () {
     dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
   });
 
-  async function run(concurrency: number, opts: { stopAfterRollouts?: number } = {}): Promise<{ outcome: RunOutcome; dir: string }> {
+  async function run(concurrency: number, opts: { stopAfterRollouts?: number } = {}): Promise<{ outcome: RunOutcome; dir: string; measured: Map<number, number[]> }> {
     const out = mkdtempSync(join(tmpdir(), 'coevolve-ctl-'));
     dirs.push(out);
     const cfg = config(concurrency);
     const writer = RunWriter.create(out, { runId: `ctl-${concurrency}`, name: 'ctl', seed: cfg.seed, toolVersion: 'test', startedAt: new Date().toISOString(), config: cfg, roles: {} });
     const abort = new AbortController();
     let finished = 0;
+    const measured = new Map<number, number[]>();
     const onProgress = (p: ControllerProgress): void => {
+      if (p.type === 'measurement.finished') measured.set(p.generation, [...(measured.get(p.generation) ?? []), p.done]);
       if (p.type === 'rollout.finished' && opts.stopAfterRollouts !== undefined && ++finished >= opts.stopAfterRollouts) abort.abort(new Error('stop'));
     };
     const outcome = await runCoevolution({ config: cfg, recorder: writer, backend, roles: createBuiltinRoles(), seeds: seeds(), clock: systemClock, signal: abort.signal, onProgress });
     await writer.close();
-    return { outcome, dir: writer.runDir };
+    return { outcome, dir: writer.runDir, measured };
   }
 
   let reference: RunOutcome;
   let referenceDir: string;
+  let referenceMeasured: Map<number, number[]>;
   before(async () => {
-    ({ outcome: reference, dir: referenceDir } = await run(1));
+    ({ outcome: reference, dir: referenceDir, measured: referenceMeasured } = await run(1));
+  });
+
+  it('tells the progress report of every measurement play, counted 1, 2, 3... per generation', () => {
+    for (const g of [0, 1]) {
+      const ids = JSON.parse(readFileSync(join(referenceDir, 'artifacts', 'ids', `g000${g}.json`), 'utf8')) as string[];
+      assert.ok(ids.length > 0, `generation ${g} made measurement plays`);
+      assert.deepEqual(referenceMeasured.get(g), ids.map((_, i) => i + 1), `generation ${g}: one progress event per id in artifacts/ids`);
+    }
   });
 
   it('completes every generation with children and metrics', () => {

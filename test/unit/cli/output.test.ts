@@ -86,6 +86,26 @@ describe('CLI output: human errors, one warning per run, progress in a pipe', fu
     assert.match(lines[5] ?? '', / · design level 2\.0 · /, 'the design difficulty is named with its scale');
   });
 
+  it('says how many measurement plays a phase after play has made when the piped log has been quiet for 30 s', () => {
+    let text = '';
+    const stream = { isTTY: false, write: (t: string) => { text += t; return true; } } as unknown as NodeJS.WriteStream;
+    let t = 0;
+    const p = createProgressReporter(stream, () => t);
+    p.onProgress({ type: 'generation.started', generation: 2, generations: 5, rollouts: 0, alreadyDone: 0 });
+    p.onProgress({ type: 'phase', generation: 2, phase: 'evolving population' });
+    // 100 screening plays, one every second: a line at 30, 60 and 90 s, none in between.
+    for (let i = 1; i <= 100; i++) {
+      t = i * 1000;
+      p.onProgress({ type: 'measurement.finished', generation: 2, purpose: 'screening', done: i });
+    }
+    const lines = text.trim().split('\n');
+    assert.deepEqual(lines.slice(2), [
+      'generation 2 (3 of 5): evolving population · 30 measurement plays · 30 s',
+      'generation 2 (3 of 5): evolving population · 60 measurement plays · 60 s',
+      'generation 2 (3 of 5): evolving population · 90 measurement plays · 90 s',
+    ]);
+  });
+
   it("counts plays with an outcome only in the success so far, as the generation's success rate does", () => {
     let text = '';
     const stream = { isTTY: false, write: (t: string) => { text += t; return true; } } as unknown as NodeJS.WriteStream;
