@@ -1,5 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { parseGenerationMetrics } from '../core/metrics/metricsSchema.js';
 import type { ChildKind, PairPlan, RunEvent, RunManifest } from '../core/ports/runStore.js';
 import { runFormatVersion } from '../core/ports/runStore.js';
@@ -305,14 +305,47 @@ export { salvageRollouts } from './salvage.js';
 export function listRuns(outputDir: string): { dir: string; manifest: RunManifest }[] {
   if (!existsSync(outputDir)) return [];
   const out: { dir: string; manifest: RunManifest }[] = [];
-  for (const name of readdirSync(outputDir)) {
+  const names = readdirSync(outputDir);
+  for (const name of names) {
     const dir = join(outputDir, name);
-    if (!existsSync(runLayout.manifest(dir))) continue;
-    try {
-      out.push({ dir, manifest: readManifest(dir) });
-    } catch {
-      // a newer or broken run is listed by the caller through openRun's error, not here
-    }
+    const manifest = listedManifest(dir);
+    if (manifest) out.push({ dir, manifest });
   }
+  forgetUnlisted(outputDir, new Set(names));
   return out.sort((a, b) => b.manifest.startedAt.localeCompare(a.manifest.startedAt));
+}
+
+/**
+ * Manifests listRuns has read, by run directory, with the identity of the file read (inode, size, modification
+ * time). The Runs tree lists the runs folders on every refresh, and a live run refreshes it every few hundred
+ * milliseconds: each listing read and schema-checked every manifest again (200 runs, 200 reads a listing).
+ */
+const listedManifests = new Map<string, { key: string; manifest: RunManifest }>();
+
+/** A run directory's manifest, read again only when its file changed; undefined when it has none or it is refused. */
+function listedManifest(dir: string): RunManifest | undefined {
+  let key: string | undefined;
+  try {
+    const st = lstatSync(runLayout.manifest(dir));
+    // Anything but a plain file goes to readManifest every time, which refuses it as it always did.
+    if (st.isFile()) key = `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+  const known = listedManifests.get(dir);
+  if (key !== undefined && known?.key === key) return known.manifest;
+  listedManifests.delete(dir);
+  try {
+    const manifest = readManifest(dir);
+    if (key !== undefined) listedManifests.set(dir, { key, manifest });
+    return manifest;
+  } catch {
+    return undefined; // a newer or broken run is listed by the caller through openRun's error, not here
+  }
+}
+
+/** Drops what is known of run directories of `outputDir` that its listing no longer names. */
+function forgetUnlisted(outputDir: string, names: ReadonlySet<string>): void {
+  const prefix = join(outputDir, sep);
+  for (const dir of listedManifests.keys()) if (dir.startsWith(prefix) && !names.has(dir.slice(prefix.length))) listedManifests.delete(dir);
 }
