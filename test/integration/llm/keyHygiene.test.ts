@@ -11,7 +11,7 @@ import { endpointSchema } from '../../../src/core/spec/run.js';
 import { createChatModel, type LlmRoleConfig } from '../../../src/llm/createChatModel.js';
 import { ModelError } from '../../../src/llm/modelError.js';
 import { createRequestCache } from '../../../src/llm/requestCache.js';
-import { runCliAsync } from '../../support/cli.js';
+import { runCliWatched } from '../../support/cli.js';
 import { reply, startModelServer, type MessageReply, type ModelServer } from '../../support/modelServer.js';
 import { sampleEnv, sampleProfile } from '../../unit/llm/samples.js';
 
@@ -35,7 +35,8 @@ describe('key hygiene and cache identity (issue 11, item 9)', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('keeps a 5-character key echoed back by the server out of events, generations and rollouts', async () => {
+  it('keeps a 5-character key echoed back by the server out of events, generations and rollouts', async function () {
+    this.timeout(0); // the run is held to its progress (runCliWatched)
     writeFileSync(join(dir, 'count.env.yaml'), stringify(JSON.parse(JSON.stringify({ ...sampleEnv, lineage: undefined, provenance: undefined }))));
     writeFileSync(join(dir, 'dana.user.yaml'), stringify(JSON.parse(JSON.stringify({ ...sampleProfile, behavior: { ...sampleProfile.behavior, patience: 8, nonCollaborative: [] } }))));
     writeFileSync(join(dir, 'keys.run.yaml'), stringify({
@@ -64,7 +65,7 @@ describe('key hygiene and cache identity (issue 11, item 9)', function () {
     server.handle('user-evolver', (r) => ({ status: 400, message: `bad request from key ${echo(r)}` }));
 
     const out = join(dir, 'runs');
-    const res = await runCliAsync(['run', join(dir, 'keys.run.yaml'), '--out', out, '--cache', 'off'], { env: { COEVOLVE_SHORT_KEY: shortKey } });
+    const res = await runCliWatched(['run', join(dir, 'keys.run.yaml'), '--out', out, '--cache', 'off'], { env: { COEVOLVE_SHORT_KEY: shortKey } });
     assert.equal(res.code, 0, `${res.stderr}\n${res.stdout}`);
     assert.ok(server.requests.some((r) => r.authorization === `Bearer ${shortKey}`), 'the key was sent, so the server could echo it');
     const runDir = join(out, readdirSync(out)[0]!);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { openRun } from '../../../src/store/runReader.js';
-import { runCli, runCliAsync } from '../../support/cli.js';
+import { runCli, runCliWatched } from '../../support/cli.js';
 import { reply, startModelServer, type MessageReply, type ModelServer } from '../../support/modelServer.js';
 import { sampleEnv, sampleProfile } from '../../unit/llm/samples.js';
 
@@ -70,9 +70,10 @@ describe('co-evolution run with LLM roles against the loopback model server', fu
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('completes with faults injected, then replays from its cache with zero requests and the same report', async () => {
+  it('completes with faults injected, then replays from its cache with zero requests and the same report', async function () {
+    this.timeout(0); // the runs are held to their progress (runCliWatched), not to a deadline a loaded machine breaks
     const cacheDir = join(dir, 'cache');
-    const first = await runCliAsync(['run', join(dir, 'llm.run.yaml'), '--out', join(dir, 'runs-1'), '--cache', 'rw', '--cache-dir', cacheDir]);
+    const first = await runCliWatched(['run', join(dir, 'llm.run.yaml'), '--out', join(dir, 'runs-1'), '--cache', 'rw', '--cache-dir', cacheDir]);
     assert.equal(first.code, 0, `${first.stderr}\n${first.stdout}`);
     assert.equal(server.pending(), 0, 'every injected fault was served');
     const requests = server.count();
@@ -96,7 +97,7 @@ describe('co-evolution run with LLM roles against the loopback model server', fu
     assert.ok(children.length > 0, 'the LLM designer proposed children');
     assert.ok(children.some((e) => e.type === 'spec.added' || /^screened_out: \d+\/\d+ screening plays/.test(e.reason ?? '')), `an LLM-designed child passed its oracle gate and was screened on plays: ${JSON.stringify(children.map((e) => e.reason))}`);
 
-    const replay = await runCliAsync(['run', join(dir, 'llm.run.yaml'), '--out', join(dir, 'runs-2'), '--cache', 'replay', '--cache-dir', cacheDir]);
+    const replay = await runCliWatched(['run', join(dir, 'llm.run.yaml'), '--out', join(dir, 'runs-2'), '--cache', 'replay', '--cache-dir', cacheDir]);
     assert.equal(replay.code, 0, `${replay.stderr}\n${replay.stdout}`);
     assert.equal(server.count(), requests, 'the replay sent no request');
     const report = (d: string): unknown => JSON.parse(runCli(['report', d, '--json']).stdout).generations;

@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import type { RolloutRecord } from '../../../src/core/rollout/trajectory.js';
 import { openRun, readRollout, readRolloutTokens } from '../../../src/store/runReader.js';
 import type { TokenRolloutLine } from '../../../src/datasets/tokenExport.js';
-import { runCli, runCliAsync } from '../../support/cli.js';
+import { runCli, runCliWatched } from '../../support/cli.js';
 import { reply, startModelServer, type ModelServer } from '../../support/modelServer.js';
 import { sampleEnv, sampleProfile } from '../../unit/llm/samples.js';
 import { fixtures } from '../../support/flavorFixtures.js';
@@ -38,7 +38,8 @@ describe('LLM co-evolution runs against vLLM, SGLang, Ollama and llama.cpp reply
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const [i, f] of fixtures.entries()) {
-    it(f.name, async () => {
+    it(f.name, async function () {
+      this.timeout(0); // the runs are held to their progress (runCliWatched)
       const server = await startModelServer(f.server);
       try {
         scriptOtherRoles(server);
@@ -56,7 +57,7 @@ describe('LLM co-evolution runs against vLLM, SGLang, Ollama and llama.cpp reply
         }));
         const cacheDir = join(dir, `cache-${i}`);
         const out1 = join(dir, `runs-${i}-a`);
-        const first = await runCliAsync(['run', config, '--out', out1, '--cache', 'rw', '--cache-dir', cacheDir]);
+        const first = await runCliWatched(['run', config, '--out', out1, '--cache', 'rw', '--cache-dir', cacheDir]);
         assert.equal(first.code, 0, `${first.stderr}\n${first.stdout}`);
         const runDir = join(out1, readdirSync(out1)[0]!);
         assert.equal(openRun(runDir).status, 'completed');
@@ -82,7 +83,7 @@ describe('LLM co-evolution runs against vLLM, SGLang, Ollama and llama.cpp reply
         const chats = server.count();
         const lists = server.modelListRequests;
         const out2 = join(dir, `runs-${i}-b`);
-        const replay = await runCliAsync(['run', config, '--out', out2, '--cache', 'replay', '--cache-dir', cacheDir]);
+        const replay = await runCliWatched(['run', config, '--out', out2, '--cache', 'replay', '--cache-dir', cacheDir]);
         assert.equal(replay.code, 0, `${replay.stderr}\n${replay.stdout}`);
         assert.equal(server.count(), chats, 'the replay sent no chat request');
         assert.equal(server.modelListRequests, lists, 'nor asked for the model list');
