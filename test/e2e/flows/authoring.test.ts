@@ -50,17 +50,6 @@ describe('e2e: authoring specs in the editor', function () {
     await session?.browser.close();
   });
 
-  async function openFile(name: string): Promise<void> {
-    const page = session.workbench.page;
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(name);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.tab.active', { hasText: name }).waitFor();
-  }
-
   /** The editor text on screen of a given line content, for pointing at a word. */
   function editorLine(text: string): Locator {
     return session.workbench.page.locator('.monaco-editor .view-line', { hasText: text }).first();
@@ -100,7 +89,7 @@ describe('e2e: authoring specs in the editor', function () {
 
   it('underlines the unknown key and shows the message and the field description on hover', async function () {
     const page = session.workbench.page;
-    await openFile('authoring-demo.env.yaml');
+    await session.workbench.openFile('authoring-demo.env.yaml');
     await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 30_000 });
     const word = editorLine('memryMb: 128').locator('span span', { hasText: /^memryMb$/ }).first();
     const hover = await hoverUntil(word, 'unknown key "memryMb"');
@@ -129,7 +118,7 @@ describe('e2e: authoring specs in the editor', function () {
 
   it('shows Validate, Play one rollout and Evolve a child above an environment spec', async function () {
     const page = session.workbench.page;
-    await openFile('authoring-demo.env.yaml');
+    await session.workbench.openFile('authoring-demo.env.yaml');
     const lens = page.locator('.monaco-editor .codelens-decoration');
     await lens.filter({ hasText: 'Validate' }).first().waitFor({ timeout: 30_000 });
     const text = (await lens.allTextContents()).join(' ');
@@ -169,7 +158,7 @@ describe('e2e: authoring specs in the editor', function () {
       return r.status === 0 ? undefined : `no coevolve/busybox image (${(r.stderr || r.error?.message || '').trim()})`;
     });
     const page = session.workbench.page;
-    await openFile('authoring-demo.env.yaml');
+    await session.workbench.openFile('authoring-demo.env.yaml');
     await page.locator('.monaco-editor .codelens-decoration a', { hasText: 'Validate' }).first().click();
     await session.workbench.notification(/the oracle passes and an empty agent fails/).waitFor({ timeout: 150_000 });
     await page.locator('.monaco-editor .codelens-decoration', { hasText: 'Validated' }).first().waitFor({ timeout: 15_000 });

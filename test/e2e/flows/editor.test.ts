@@ -78,9 +78,7 @@ describe('e2e: Runs tree, rollout viewer and dashboard on a fixture run', functi
 
   it('opens the dashboard with per-generation charts, lineage and a comparison', async function () {
     const wb = session.workbench;
-    const page = wb.page;
-    await wb.runCommand('Coevolve: Open Run Dashboard');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixture' }).first().click();
+    await wb.runCommandAndPick('Coevolve: Open Run Dashboard', 'fixture');
     const frame = await wb.webview('#charts', 'the dashboard');
     await frame.locator('#charts canvas').nth(5).waitFor();
     assert.ok((await frame.locator('#charts figure.chart').count()) >= 8);

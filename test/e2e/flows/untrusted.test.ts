@@ -75,19 +75,14 @@ describe('e2e: an untrusted window views runs and validates specs, and can run n
       await page.locator('.quick-input-widget', { hasText: /No matching|No commands/ }).waitFor({ timeout: 2_000 }).catch(() => undefined);
       const offered = await page.locator('.quick-input-list .monaco-list-row', { hasText: title.replace('Coevolve: ', '') }).count();
       assert.equal(offered, 0, `"${title}" is not offered in an untrusted window`);
-      await page.keyboard.press('Escape');
-      // Let it close before the next F1: a palette still fading out looks open and then hides under a fill.
-      await page.locator('.quick-input-widget input').waitFor({ state: 'hidden' });
+      await wb.closeQuickInput();
     }
     // The palette does list the read-only commands, so the check above could see a command if it were there.
     await wb.fillPalette('>Coevolve: Open Run Dashboard');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open Run Dashboard' }).first().waitFor();
-    await page.keyboard.press('Escape');
+    await wb.quickPickRow('Open Run Dashboard').waitFor();
+    await wb.closeQuickInput();
     // An environment spec: the CodeLens offers trust, not Validate / Play / Evolve.
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').fill('log-triage.env.yaml');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'log-triage.env.yaml' }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await wb.openFile('log-triage.env.yaml');
     const lens = page.locator('.monaco-editor .codelens-decoration');
     await lens.first().waitFor({ timeout: 30_000 });
     const lenses = (await lens.allTextContents()).join(' | ');

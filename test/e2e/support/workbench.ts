@@ -74,33 +74,77 @@ export class Workbench {
   }
 
   /**
-   * Opens the command palette and types `text` into it. The palette can close between opening and typing (a toast
-   * from the previous step takes focus, or F1 landed while the last one was fading out), so a fill that finds it
-   * hidden opens it again rather than waiting on an input that will not come back.
+   * Opens a quick input with `key` (F1: the command palette, Control+P: Quick Open) and types `text` into it. It can
+   * close between opening and typing (a toast or a webview from the previous step takes focus, or the key landed while
+   * the last one was fading out), so a fill that finds it hidden opens it again rather than waiting on an input that
+   * will not come back.
    */
-  async fillPalette(text: string): Promise<void> {
+  private async fillQuickInput(key: string, text: string, what: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget input');
     for (let i = 0; i < 5; i++) {
-      await this.page.keyboard.press('F1');
+      await this.page.keyboard.press(key);
       const opened = await input.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false);
       if (opened && (await input.fill(text, { timeout: 5_000 }).then(() => true, () => false)) && (await input.inputValue().catch(() => '')) === text) return;
-      await this.page.keyboard.press('Escape');
-      await input.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+      await this.closeQuickInput();
     }
-    throw new Error(`the command palette did not stay open to take "${text}"`);
+    throw new Error(`${what} did not stay open to take "${text}"`);
+  }
+
+  /** Escape, and wait until the quick input has gone: one still fading out looks open and then hides under a fill. */
+  async closeQuickInput(): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.page.locator('.quick-input-widget input').waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+  }
+
+  /** Opens the command palette and types `text` into it (see fillQuickInput). */
+  async fillPalette(text: string): Promise<void> {
+    await this.fillQuickInput('F1', text, 'the command palette');
   }
 
   /** Runs a command from the palette by its full title, e.g. "Coevolve: Validate Workspace Specs". */
   async runCommand(title: string): Promise<void> {
     // The palette can also close after the fill, before its list shows the command: then open it again.
-    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    const row = this.quickPickRow(title);
     for (let i = 0; i < 3; i++) {
       await this.fillPalette(`>${title}`);
       if (await row.waitFor({ timeout: i < 2 ? 10_000 : ready }).then(() => true, () => false)) break;
-      await this.page.keyboard.press('Escape');
+      await this.closeQuickInput();
     }
     await row.waitFor({ timeout: 1_000 });
     await this.page.keyboard.press('Enter');
+  }
+
+  /**
+   * Runs a command that asks for an item in a quick pick (a run, a rollout) and picks the row showing `item`. The
+   * pick can lose focus and hide before its row is clicked (seen under load: the row found, never visible), so a
+   * pick that hides runs the command again.
+   */
+  async runCommandAndPick(title: string, item: string): Promise<void> {
+    const row = this.quickPickRow(item);
+    for (let i = 0; i < 3; i++) {
+      await this.runCommand(title);
+      if (await row.click({ timeout: i < 2 ? 15_000 : ready }).then(() => true, () => false)) return;
+      await this.closeQuickInput();
+    }
+    throw new Error(`"${title}" offered no visible "${item}" to pick, three times`);
+  }
+
+  /** Opens a workspace file through Quick Open (Control+P), opening it again if it hides before the file shows. */
+  async openFile(name: string): Promise<void> {
+    const row = this.quickPickRow(name);
+    for (let i = 0; i < 3; i++) {
+      await this.fillQuickInput('Control+P', name, 'Quick Open');
+      if (await row.waitFor({ timeout: i < 2 ? 10_000 : ready }).then(() => true, () => false)) break;
+      await this.closeQuickInput();
+    }
+    await row.waitFor({ timeout: 1_000 });
+    await this.page.keyboard.press('Enter');
+    await this.page.locator('.tab.active', { hasText: name }).waitFor({ timeout: ready });
+  }
+
+  /** The first row of the open quick input (palette, Quick Open or a quick pick) that shows `text`. */
+  quickPickRow(text: string): Locator {
+    return this.page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
   }
 
   notification(text: string | RegExp): Locator {

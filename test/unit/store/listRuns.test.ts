@@ -19,7 +19,7 @@ const nodeFs = (fs as unknown as { default?: typeof fs }).default ?? fs;
 function manifestOpens(fn: () => void): string[] {
   const calls: string[] = [];
   const real = nodeFs.openSync;
-  (nodeFs as { openSync: typeof real }).openSync = ((path: nodeFs.PathLike, ...rest: unknown[]) => {
+  (nodeFs as { openSync: typeof real }).openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
     if (String(path).endsWith('manifest.json')) calls.push(String(path));
     return (real as (...a: unknown[]) => number)(path, ...rest);
   }) as typeof real;
