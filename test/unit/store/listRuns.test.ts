@@ -1,37 +1,18 @@
 // listRuns reads a run's manifest again only when its file changed: the Runs tree lists the runs folders on every
 // refresh (a live run refreshes it every few hundred milliseconds), and each listing read and schema-checked every
-// manifest. The reads are counted on node:fs's own openSync (the ESM bindings synced), so the old code is measured too.
+// manifest. The reads are counted on node:fs's own openSync (test/support/fsCalls.ts), so the old code is measured too.
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import { mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runConfigSchema } from '../../../src/core/spec/run.js';
 import { runLayout } from '../../../src/store/layout.js';
 import { listRuns, readManifest } from '../../../src/store/runReader.js';
 import { RunWriter } from '../../../src/store/runWriter.js';
-
-/** node:fs itself (module.exports), whose functions every importer calls through. */
-const nodeFs = (fs as unknown as { default?: typeof fs }).default ?? fs;
+import { fsCalls } from '../../support/fsCalls.js';
 
 /** The manifest files `fn` opens. */
-function manifestOpens(fn: () => void): string[] {
-  const calls: string[] = [];
-  const real = nodeFs.openSync;
-  (nodeFs as { openSync: typeof real }).openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
-    if (String(path).endsWith('manifest.json')) calls.push(String(path));
-    return (real as (...a: unknown[]) => number)(path, ...rest);
-  }) as typeof real;
-  syncBuiltinESMExports();
-  try {
-    fn();
-  } finally {
-    (nodeFs as { openSync: typeof real }).openSync = real;
-    syncBuiltinESMExports();
-  }
-  return calls;
-}
+const manifestOpens = (fn: () => void): string[] => fsCalls('openSync', fn).filter((p) => p.endsWith('manifest.json'));
 
 describe('listRuns', () => {
   let out: string;
