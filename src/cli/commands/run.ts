@@ -75,7 +75,7 @@ function registerRun(program: Command): void {
         configPath,
         roles: cast.labels,
       });
-      await execute(writer, config, seeds, cast, flags, undefined);
+      await execute({ writer, config, seeds, cast }, flags);
     });
 }
 
@@ -113,7 +113,7 @@ function registerResume(program: Command): void {
         await writer.close();
         throw err;
       }
-      await execute(writer, config, seeds, cast, flags, history);
+      await execute({ writer, config, seeds, cast, history }, flags);
     });
 }
 
@@ -131,15 +131,18 @@ function registerReport(program: Command): void {
     });
 }
 
+/** What `run` and `resume` have set up before playing: the run's writer, its config, seeds and roles, and on resume its history. */
+interface RunSetup {
+  writer: RunWriter;
+  config: RunConfig;
+  seeds: Awaited<ReturnType<typeof loadPopulation>>;
+  cast: ReturnType<typeof composeRoles>;
+  history?: ReturnType<typeof loadRunHistory>;
+}
+
 /** Plays the run on the chosen sandbox backend, saying what it does, and ends with the report and the next step. */
-async function execute(
-  writer: RunWriter,
-  config: RunConfig,
-  seeds: Awaited<ReturnType<typeof loadPopulation>>,
-  cast: ReturnType<typeof composeRoles>,
-  flags: RunFlags,
-  history: ReturnType<typeof loadRunHistory> | undefined,
-): Promise<void> {
+async function execute(setup: RunSetup, flags: RunFlags): Promise<void> {
+  const { writer, config, seeds, cast, history } = setup;
   const images = [...seeds.environments.map((e) => e.sandbox.image)];
   const warnings = warnOncePerRun((line) => process.stderr.write(`${line}\n`));
   const choice = await selectBackend(config.sandbox, images, {
@@ -151,7 +154,7 @@ async function execute(
   const reaped = await reapStale({ hosts: config.sandbox.hosts.map((h) => ({ url: h.url, ...(h.tlsDir ? { tlsDir: h.tlsDir } : {}) })) }).catch(() => undefined);
   const rel = relative(process.cwd(), writer.runDir) || '.';
   printRunStart({ writer, config, cast, choice, reaped, rel, resuming: history !== undefined });
-  const outcome = await playRun(writer, config, seeds, cast, choice, history);
+  const outcome = await playRun(setup, choice);
   const unsandboxed = warnings.summary();
   if (unsandboxed) process.stderr.write(`${unsandboxed}\n`);
   process.stdout.write(`\n${formatReportMarkdown(buildReport(writer.runDir))}`);
@@ -174,14 +177,8 @@ function printRunStart(s: { writer: RunWriter; config: RunConfig; cast: ReturnTy
  * The co-evolution itself, with live progress and Ctrl-C handling; a failure is recorded in the run before it is
  * thrown, and the backend and the writer are closed whatever happens.
  */
-async function playRun(
-  writer: RunWriter,
-  config: RunConfig,
-  seeds: Awaited<ReturnType<typeof loadPopulation>>,
-  cast: ReturnType<typeof composeRoles>,
-  choice: BackendChoice,
-  history: ReturnType<typeof loadRunHistory> | undefined,
-): Promise<RunOutcome> {
+async function playRun(setup: RunSetup, choice: BackendChoice): Promise<RunOutcome> {
+  const { writer, config, seeds, cast, history } = setup;
   const interrupt = stopOnInterrupt();
   const progress = createProgressReporter();
   try {
