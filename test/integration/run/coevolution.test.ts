@@ -123,8 +123,11 @@ describe('co-evolution run (docker backend)', function () {
     assert.deepEqual(eight!.generations, baseline.generations);
   });
 
-  it('resumes after kill -9 at events 3, 30 and 70 (one run killed three times, the last two while resuming) to the same report', async () => {
+  it('resumes after kill -9 at events 3, 30 and 70 (one run killed three times, the last two while resuming) to the same report', async function () {
     // One run killed again and again costs one run, not three, and checks more: a resumed run survives its own kill.
+    // It plays a whole run, which took 22 min at load 25 (the baseline above): the last resume is held to its
+    // progress, and the kills to the cap a watched run has, not to this suite's 900 s.
+    this.timeout(45 * 60_000);
     const out = tmp();
     let child = startCli(['run', config, '--out', out]);
     let dir = '';
@@ -135,7 +138,7 @@ describe('co-evolution run (docker backend)', function () {
       assert.equal(openRun(dir).status, 'interrupted', `interrupted after the kill at event ${killAfterEvents}`);
       if (killAfterEvents !== 70) child = startCli(['resume', dir]);
     }
-    const resumed = runCli(['resume', dir]);
+    const resumed = await runCliWatched(['resume', dir], { watchDir: dir });
     assert.equal(resumed.code, 0, resumed.stderr);
     const after = report(dir);
     assert.equal(after.run.status, 'completed');
