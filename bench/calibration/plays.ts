@@ -5,6 +5,7 @@ import { systemClock } from '../../src/core/ports/clock.js';
 import type { SandboxBackend } from '../../src/core/ports/sandbox.js';
 import { playRollout } from '../../src/core/rollout/engine.js';
 import type { RolloutRecord } from '../../src/core/rollout/trajectory.js';
+import { verdictOf } from '../../src/core/rollout/verdict.js';
 import type { AgentGenes } from '../../src/core/spec/agent.js';
 import { agentConfigSchema } from '../../src/core/spec/agent.js';
 import type { EnvironmentSpec } from '../../src/core/spec/environment.js';
@@ -22,7 +23,8 @@ export interface Play {
 }
 
 export interface PlayResult {
-  success: boolean;
+  /** The play's verdict: null when it has no outcome (verdictOf). */
+  success: boolean | null;
   status: string;
   stop?: string;
   turns: number;
@@ -53,7 +55,7 @@ export class Player {
     return r;
   }
 
-  playAll(ps: Play[]): Promise<boolean[]> {
+  playAll(ps: Play[]): Promise<(boolean | null)[]> {
     return Promise.all(ps.map(async (p) => (await this.play(p)).success));
   }
 
@@ -72,7 +74,7 @@ export class Player {
     this.played++;
     if (record.status === 'error') this.errors++;
     return {
-      success: record.success,
+      success: verdictOf(record),
       status: record.status,
       ...(record.userRating?.stopReason ? { stop: record.userRating.stopReason } : {}),
       turns: record.steps.filter((s) => s.source === 'agent').length,

@@ -103,8 +103,8 @@ async function ladder(player: Player, cells: { label: string; plays: Play[] }[])
   return cells.map((c, i) => ({
     from: i > 0 ? (cells[i - 1] as { label: string }).label : '',
     to: c.label,
-    rate: rate(results[i] as boolean[]),
-    ...(i > 0 ? { step: pairedDiff(results[i - 1] as boolean[], results[i] as boolean[]) } : {}),
+    rate: rate(results[i]!),
+    ...(i > 0 ? { step: pairedDiff(results[i - 1]!, results[i]!) } : {}),
   }));
 }
 

@@ -1,5 +1,7 @@
 // Interval arithmetic for the calibration bench: a success rate with its Wilson interval, and a paired difference
-// (same rollout ids, same content) with a normal interval on the per-play differences.
+// (same rollout ids, same content) with a normal interval on the per-play differences. An outcome is the play's
+// verdict (src/core/rollout/verdict.ts): null for a play with no outcome (an infrastructure error, a verification cut
+// short), which counts neither way, as in the loop's own evidence.
 
 const z95 = 1.959964;
 
@@ -11,8 +13,9 @@ export interface Rate {
   high: number;
 }
 
-/** Success rate with its 95 % Wilson score interval. */
-export function rate(outcomes: readonly boolean[]): Rate {
+/** Success rate with its 95 % Wilson score interval, over the plays with an outcome. */
+export function rate(verdicts: readonly (boolean | null)[]): Rate {
+  const outcomes = verdicts.filter((v): v is boolean => v !== null);
   const n = outcomes.length;
   const successes = outcomes.filter(Boolean).length;
   if (n === 0) return { n, successes, p: Number.NaN, low: Number.NaN, high: Number.NaN };
@@ -33,11 +36,14 @@ export interface PairedDiff {
   discordant: number;
 }
 
-/** b minus a over paired outcomes (index i of both played with the same rollout id and content), 95 % normal interval. */
-export function pairedDiff(a: readonly boolean[], b: readonly boolean[]): PairedDiff {
+/**
+ * b minus a over paired outcomes (index i of both played with the same rollout id and content), 95 % normal interval;
+ * a pair where either play has no outcome is left out.
+ */
+export function pairedDiff(a: readonly (boolean | null)[], b: readonly (boolean | null)[]): PairedDiff {
   if (a.length !== b.length) throw new Error(`paired outcomes differ in length (${a.length} vs ${b.length})`);
-  const n = a.length;
-  const d = a.map((x, i) => Number(b[i]) - Number(x));
+  const d = a.flatMap((x, i) => (x === null || b[i] === null ? [] : [Number(b[i]) - Number(x)]));
+  const n = d.length;
   const mean = d.reduce((s, x) => s + x, 0) / Math.max(1, n);
   const variance = n > 1 ? d.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1) : 0;
   const half = n > 0 ? z95 * Math.sqrt(variance / n) : Number.NaN;
