@@ -1,4 +1,5 @@
 import type { RolloutRecord } from '../rollout/trajectory.js';
+import { hasVerdict } from '../rollout/verdict.js';
 import type { RealismBounds, RealismIndicators } from './metricsSchema.js';
 
 /** Human-like bounds of a user's observable behaviour; fixed before tuning (ARCHITECTURE.md, "Realism"). */
@@ -11,7 +12,11 @@ export const realismIndicatorBounds: RealismBounds = {
 
 const walkAway = new Set(['gave_up', 'out_of_patience', 'out_of_scope']);
 
-/** The sums the indicators are made of, so a user's plays over several looks pool (errors excluded). */
+/**
+ * The sums the indicators are made of, so a user's plays over several looks pool. Plays with no outcome (verdict.ts:
+ * an infrastructure error, a verification or rating cut short) are left out: a cut rating records no stop reason, so
+ * it would read as a user who stayed.
+ */
 export interface RealismTally { plays: number; replies: number; disclosing: number; chars: number; messages: number; turns: number; walked: number }
 
 export const emptyTally = (): RealismTally => ({ plays: 0, replies: 0, disclosing: 0, chars: 0, messages: 0, turns: 0, walked: 0 });
@@ -19,7 +24,7 @@ export const emptyTally = (): RealismTally => ({ plays: 0, replies: 0, disclosin
 /** Adds the plays' sums to `into` (a new tally when absent) and returns it. */
 export function tallyRealism(records: RolloutRecord[], into: RealismTally = emptyTally()): RealismTally {
   for (const r of records) {
-    if (r.status === 'error') continue;
+    if (!hasVerdict(r)) continue;
     into.plays++;
     for (const s of r.steps) {
       if (s.source !== 'user') continue;
@@ -48,7 +53,7 @@ export function indicatorsOf(t: RealismTally, referenceSatisfied: boolean): Real
   };
 }
 
-/** The indicators of one user over its plays (no-hint or not, errors excluded) plus the reference verdict. */
+/** The indicators of one user over its plays with an outcome (no-hint or not) plus the reference verdict. */
 export function realismIndicators(records: RolloutRecord[], referenceSatisfied: boolean): RealismIndicators {
   return indicatorsOf(tallyRealism(records), referenceSatisfied);
 }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { logistic, signTest, wilsonInterval } from '../../../src/core/metrics/distributions.js';
 import { evidenceNeed, pairPosterior, replayScore } from '../../../src/core/metrics/pairEvidence.js';
 import { fitRasch, type RaschCell, type RaschParameter } from '../../../src/core/metrics/rasch.js';
-import { admissionRealismViolations, emptyTally, realismIndicatorBounds, realismViolations } from '../../../src/core/metrics/realismIndicators.js';
+import { admissionRealismViolations, emptyTally, realismIndicatorBounds, realismViolations, tallyRealism } from '../../../src/core/metrics/realismIndicators.js';
+import type { RolloutRecord } from '../../../src/core/rollout/trajectory.js';
 import { evalRolloutId, inBandExpected, inBandRedrawSd, trueSpread } from '../../../src/core/metrics/evalResult.js';
 import { binomialCdf } from '../../../src/core/metrics/distributions.js';
 import { meanWithInterval } from '../../../src/core/metrics/summaries.js';
@@ -140,6 +141,26 @@ describe('tests and intervals', () => {
     assert.equal(bad.length, 3);
     assert.match(bad.join('; '), /walkAwayShare 0\.8 outside 0\.\.0\.5/);
     assert.deepEqual(realismIndicatorBounds.meanAgentTurns, [2, 25]);
+  });
+
+  it('realism counts only plays with an outcome: an errored play or one whose rating was cut is left out', () => {
+    // A play the user walked away from, one it finished, and two with no outcome: an infrastructure error, and a
+    // rating the run's wall clock cut (no stop reason recorded, so it would read as a user who stayed).
+    const play = (extra: Record<string, unknown>): RolloutRecord => ({
+      status: 'terminated', success: false,
+      steps: [{ source: 'user', message: 'the report is in /data' }, { source: 'agent' }, { source: 'agent' }],
+      ...extra,
+    }) as unknown as RolloutRecord;
+    const records = [
+      play({ userRating: { stopReason: 'out_of_patience' } }),
+      play({ success: true, userRating: { stopReason: 'satisfied' } }),
+      play({ status: 'error' }),
+      play({ unfinished: { step: 'rating', reason: 'wall_clock' } }),
+    ];
+    const t = tallyRealism(records);
+    assert.equal(t.plays, 2);
+    assert.equal(t.walked, 1, 'walk-aways over the plays with an outcome: 1 of 2, not 1 of 3');
+    assert.equal(t.turns, 4);
   });
 
   it('admission asks the share indicators to be inside their bounds by one standard error of their own plays', () => {
