@@ -223,11 +223,13 @@ function reportNotes(r: RunReport, shown: ShownColumns): string[] {
   ].filter(Boolean);
 }
 
-/** Infrastructure errors by generation and problems of the run directory, when there were any. */
+/** Infrastructure errors and plays with no outcome by generation, and problems of the run directory, when there were any. */
 function troubleLines(r: RunReport): string[] {
   const lines: string[] = [];
   const errorLines = r.generations.filter((g) => g.errors > 0).map((g) => `- generation ${g.index}: ${errorKindsText(g)}`);
   if (errorLines.length > 0) lines.push('', 'infrastructure errors (not counted in success or reward, left out of exports):', ...errorLines);
+  const cutLines = r.generations.filter((g) => (g.unfinished ?? 0) > 0).map((g) => `- generation ${g.index}: ${g.unfinished}`);
+  if (cutLines.length > 0) lines.push('', 'plays with no outcome (the wall clock or a context overflow cut their verification or rating; not counted in success, left out of the evidence):', ...cutLines);
   if (r.problems.length > 0) {
     lines.push('', `${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in the run directory (skipped or rebuilt):`, ...r.problems.map((p) => `- ${p}`));
   }

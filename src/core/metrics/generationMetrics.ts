@@ -59,6 +59,7 @@ export function generationMetrics(input: GenerationMetricsInput): GenerationMetr
     costUsd: input.records.reduce((s, r) => s + r.usage.costUsd, 0),
     errors: input.records.filter((r) => r.status === 'error').length,
     errorsByKind: errorsByKind(input.records),
+    unfinished: input.records.filter((r) => r.status !== 'error' && !hasVerdict(r)).length,
     truncated: input.records.filter((r) => r.status === 'truncated').length,
     durationMs: input.durationMs,
     pairsDetail: input.pairs,

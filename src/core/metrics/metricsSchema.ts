@@ -289,6 +289,9 @@ export const generationMetricsV1Schema = z
       .partialRecord(z.enum(errorKinds), count)
       .optional()
       .describe('Infrastructure errors per kind (sandbox-host, sandbox-start, model, internal); they add up to errors. Absent in runs written before it was recorded.'),
+    unfinished: count
+      .optional()
+      .describe('Plays with no outcome though no infrastructure error: the run\'s wall clock or a context overflow cut their verification or the user\'s rating (verdictOf). Left out of every rate and of the evidence, like errors. Absent in runs written before it was recorded.'),
     truncated: count,
     durationMs: z.number(),
     pairsDetail: z.array(pairStatsSchema),

@@ -48,4 +48,13 @@ describe('infrastructure errors counted per kind (issue 11, outcome classes)', f
     assert.match(text, /infrastructure errors \(not counted in success or reward, left out of exports\):\n- generation 0: 2 model, 1 sandbox-start\n- generation 1: 1 \(kind not recorded by this run\)\n/);
     assert.throws(() => parseGenerationMetrics({ ...old, errorsByKind: { 'disk-full': 1 } }), /errorsByKind/);
   });
+
+  it('report lists plays with no outcome per generation apart from errors, and says nothing of a run without any', () => {
+    const g0 = runLayout.generationMetrics(dir, 0);
+    const before = readFileSync(g0, 'utf8');
+    assert.doesNotMatch(formatReportMarkdown(buildReport(dir)), /plays with no outcome/);
+    writeFileSync(g0, JSON.stringify({ ...JSON.parse(before), unfinished: 2 }));
+    assert.match(formatReportMarkdown(buildReport(dir)), /plays with no outcome \(the wall clock or a context overflow cut their verification or rating; not counted in success, left out of the evidence\):\n- generation 0: 2\n/);
+    writeFileSync(g0, before);
+  });
 });

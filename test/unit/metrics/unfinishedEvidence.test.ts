@@ -79,6 +79,7 @@ describe('a play whose verification or rating did not finish is no outcome', () 
     assert.equal(m.successRate, 2 / 3);
     assert.equal(m.verifierSuccessRate, 2 / 3);
     assert.equal(m.errors, 0, 'nor is it an infrastructure error');
+    assert.equal(m.unfinished, 2, 'counted apart: the judging cut still has its outcome');
   });
 
   it('stays out of `coevolve eval` figures, counted apart from errors', () => {
