@@ -144,9 +144,11 @@ export const chartSpecs: ChartSpec[] = [
   },
   {
     id: 'errors', title: 'Errors and truncations', unit: 'rollouts',
-    question: 'Rollouts lost to infrastructure errors or cut by a budget.',
+    question: 'Rollouts lost to infrastructure errors, left with no outcome (verification or rating cut short), or cut by a budget.',
     series: [
       { label: 'errors', value: (m) => m.errors },
+      // Absent in runs written before it was counted: the series is then not drawn (seriesOf drops an all-null one).
+      { label: 'no outcome', value: (m) => m.unfinished ?? null },
       { label: 'truncated', value: (m) => m.truncated },
     ],
   },

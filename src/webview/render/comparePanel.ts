@@ -30,6 +30,7 @@ export const compareRows: Row[] = [
   { label: 'tokens', value: (m) => m.tokens, kind: 'count' },
   { label: 'cost', value: (m) => m.costUsd, kind: 'usd', higherIsBetter: false },
   { label: 'errors', value: (m) => m.errors, kind: 'count', higherIsBetter: false },
+  { label: 'no outcome', value: (m) => m.unfinished, kind: 'count', higherIsBetter: false },
 ];
 
 export function formatCell(kind: Row['kind'], x: number): string {

@@ -46,7 +46,13 @@ export function verdictStrip(v: DashboardView): TemplateResult {
       html`proposed children passed validation in generation ${last.index}${Object.keys(last.rejections).length ? html`; rejected: ${Object.entries(last.rejections).map(([why, n]) => `${n} ${why}`).join(', ')}` : nothing}${last.frontierYield.measured !== undefined ? html`; ${last.frontierYield.inBand} of ${last.frontierYield.measured} measured children landed in the band` : nothing}${last.frontierYield.aim ? html`; the children screened were aimed at ${pct(last.frontierYield.aim.predicted)} and screened at ${pct(last.frontierYield.aim.screened)} (95 % interval ${pct(last.frontierYield.aim.ci[0])}–${pct(last.frontierYield.aim.ci[1])})` : nothing}. ${(v.retirements ?? []).length} pairs retired so far.`,
       'type-hierarchy-sub')}
     ${card('health', 'Errors', String(gens.reduce((s, m) => s + m.errors, 0)),
-      html`rollouts ended in an infrastructure error, ${gens.reduce((s, m) => s + m.truncated, 0)} were cut by a budget; cost $${gens.reduce((s, m) => s + m.costUsd, 0).toFixed(2)}.`,
+      html`rollouts ended in an infrastructure error${noOutcomeText(gens)}, ${gens.reduce((s, m) => s + m.truncated, 0)} were cut by a budget; cost $${gens.reduce((s, m) => s + m.costUsd, 0).toFixed(2)}.`,
       'pulse')}
   </div>`;
+}
+
+/** ", 3 had no outcome (…)" when plays lost their verification or rating to the wall clock; nothing otherwise. */
+export function noOutcomeText(gens: GenerationFigures[]): string {
+  const n = gens.reduce((s, m) => s + (m.unfinished ?? 0), 0);
+  return n > 0 ? `, ${n} had no outcome (their verification or rating was cut short)` : '';
 }

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { GenerationMetrics } from '../../../src/core/metrics/generationMetrics.js';
 import { chartSpecs, chartsFor, seriesOf } from '../../../src/webview/render/chartSpecs.js';
 import { formatDelta } from '../../../src/webview/render/comparePanel.js';
+import { noOutcomeText } from '../../../src/webview/render/verdict.js';
 import type { DashboardView, RunOverview } from '../../../src/webview/protocol.js';
 
 const metrics = (index: number, success: number, verifier: number): GenerationMetrics => ({
@@ -35,6 +36,22 @@ describe('dashboard chart series', () => {
     assert.ok(chartsFor([v2]).some((c) => c.id === 'heldout'));
     for (const c of chartSpecs) assert.ok(c.unit, `${c.id} has one unit`);
     assert.ok(!chartSpecs.some((c) => c.id === 'cost' && c.series.some((s) => s.label === 'errors')), 'cost and error counts are apart');
+  });
+
+  it('charts plays with no outcome beside errors, and leaves the series out for a run that did not count them', () => {
+    const errors = chartSpecs.find((c) => c.id === 'errors')!;
+    const counted = (index: number, errs: number, unfinished: number | undefined, truncated: number): GenerationMetrics =>
+      ({ ...metrics(index, 0.5, 0.5), errors: errs, truncated, ...(unfinished === undefined ? {} : { unfinished }) }) as unknown as GenerationMetrics;
+    const r = run([counted(0, 1, 2, 0), counted(1, 0, 0, 3)]);
+    assert.deepEqual(seriesOf(errors, view(r), r, 2).map((d) => [d.label, d.values]), [['errors', [1, 0]], ['no outcome', [2, 0]], ['truncated', [0, 3]]]);
+    const none = run([counted(0, 0, 0, 1)]);
+    assert.deepEqual(seriesOf(errors, view(none), none, 1).map((d) => d.label), ['errors = no outcome', 'truncated'], 'equal lines fold');
+    const old = run([counted(0, 0, undefined, 1)]);
+    assert.deepEqual(seriesOf(errors, view(old), old, 1).map((d) => d.label), ['errors', 'truncated'], 'not recorded: not drawn as 0');
+    // The verdict's health card says it only when some play had no outcome.
+    assert.equal(noOutcomeText(r.generations), ', 2 had no outcome (their verification or rating was cut short)');
+    assert.equal(noOutcomeText(none.generations), '');
+    assert.equal(noOutcomeText(old.generations), '');
   });
 
   it('writes differences of shares in percentage points', () => {
