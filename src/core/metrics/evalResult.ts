@@ -1,7 +1,7 @@
 import { bandCentre } from './band.js';
 import { hashString } from '../ports/rng.js';
 import type { RolloutRecord } from '../rollout/trajectory.js';
-import { hasVerdict } from '../rollout/verdict.js';
+import { cutShort, hasVerdict } from '../rollout/verdict.js';
 import { betaBinomialRange, binomialCdf, logit, wilsonInterval } from './distributions.js';
 import { evalResultVersion, type EvalPair, type EvalResult } from './metricsSchema.js';
 import { predictionCheck } from './predictionCheck.js';
@@ -54,7 +54,7 @@ export function evalPair(input: EvalPairInput, band: { low: number; high: number
     predicted: input.belief?.predicted ?? null,
     posteriorMean: input.belief?.posteriorMean ?? null,
     errors: input.records.filter((r) => r.status === 'error').length,
-    unfinished: input.records.filter((r) => r.status !== 'error').length - plays,
+    unfinished: input.records.filter(cutShort).length,
   };
 }
 

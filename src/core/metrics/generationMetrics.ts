@@ -1,5 +1,5 @@
 import type { ErrorKind, RolloutRecord } from '../rollout/trajectory.js';
-import { hasVerdict } from '../rollout/verdict.js';
+import { cutShort, hasVerdict } from '../rollout/verdict.js';
 import type { EnvironmentSpec } from '../spec/environment.js';
 import type { RunConfig } from '../spec/run.js';
 import type { UserProfile } from '../spec/user.js';
@@ -59,7 +59,7 @@ export function generationMetrics(input: GenerationMetricsInput): GenerationMetr
     costUsd: input.records.reduce((s, r) => s + r.usage.costUsd, 0),
     errors: input.records.filter((r) => r.status === 'error').length,
     errorsByKind: errorsByKind(input.records),
-    unfinished: input.records.filter((r) => r.status !== 'error' && !hasVerdict(r)).length,
+    unfinished: input.records.filter(cutShort).length,
     truncated: input.records.filter((r) => r.status === 'truncated').length,
     durationMs: input.durationMs,
     pairsDetail: input.pairs,

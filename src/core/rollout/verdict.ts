@@ -26,6 +26,12 @@ export function verdictOf(r: VerdictInput): boolean | null {
 /** A rollout that counts as a play: it has an outcome. */
 export const hasVerdict = (r: VerdictInput): boolean => verdictOf(r) !== null;
 
+/**
+ * No outcome though no infrastructure error: a step success is made of was cut short. Counted apart from errors
+ * (generation metrics' and eval's `unfinished`), so no play is lost without a count.
+ */
+export const cutShort = (r: VerdictInput): boolean => r.status !== 'error' && verdictOf(r) === null;
+
 /** First minus second success on the same plays (index by index), leaving out a play with no outcome on either side. */
 export function pairedDifferences(first: readonly VerdictInput[], second: readonly VerdictInput[]): number[] {
   return first.flatMap((r, i) => {

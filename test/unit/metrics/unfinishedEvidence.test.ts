@@ -12,7 +12,7 @@ import { scorePairs } from '../../../src/core/evolution/pairPlays.js';
 import { evalPair } from '../../../src/core/metrics/evalResult.js';
 import { generationMetrics } from '../../../src/core/metrics/generationMetrics.js';
 import type { RolloutRecord } from '../../../src/core/rollout/trajectory.js';
-import { verdictOf } from '../../../src/core/rollout/verdict.js';
+import { cutShort, verdictOf } from '../../../src/core/rollout/verdict.js';
 import { environmentSpecSchema } from '../../../src/core/spec/environment.js';
 import { parseSpecText } from '../../../src/core/spec/parse.js';
 import { userProfileSchema } from '../../../src/core/spec/user.js';
@@ -68,6 +68,9 @@ describe('a play whose verification or rating did not finish is no outcome', () 
   it('counts as no outcome in screening, the promotion race, the held-out sets and user looks (verdictOf)', () => {
     assert.deepEqual(records().map(verdictOf), [true, false, null, null, true]);
     assert.deepEqual(countOutcomes(records().map(verdictOf)), { successes: 2, trials: 3 });
+    // Counted apart from errors: the two cut plays, never an errored one.
+    assert.deepEqual(records().map(cutShort), [false, false, true, true, false]);
+    assert.equal(cutShort({ ...play(5, false), status: 'error' }), false);
   });
 
   it("stays out of the generation's success rate and reward means", () => {
