@@ -101,16 +101,23 @@ export class Workbench {
     await this.fillQuickInput('F1', text, 'the command palette');
   }
 
-  /** Runs a command from the palette by its full title, e.g. "Coevolve: Validate Workspace Specs". */
-  async runCommand(title: string): Promise<void> {
-    // The palette can also close after the fill, before its list shows the command: then open it again.
-    const row = this.quickPickRow(title);
+  /**
+   * Types `text` into the quick input `key` opens and waits for a row showing `rowText`. The input can also close after
+   * the fill, before its list shows the row: then it is opened again.
+   */
+  private async fillUntilRow(key: string, text: string, rowText: string, what: string): Promise<void> {
+    const row = this.quickPickRow(rowText);
     for (let i = 0; i < 3; i++) {
-      await this.fillPalette(`>${title}`);
-      if (await row.waitFor({ timeout: i < 2 ? 10_000 : ready }).then(() => true, () => false)) break;
+      await this.fillQuickInput(key, text, what);
+      if (await row.waitFor({ timeout: i < 2 ? 10_000 : ready }).then(() => true, () => false)) return;
       await this.closeQuickInput();
     }
-    await row.waitFor({ timeout: 1_000 });
+    throw new Error(`${what} showed no "${rowText}" for "${text}", three times`);
+  }
+
+  /** Runs a command from the palette by its full title, e.g. "Coevolve: Validate Workspace Specs". */
+  async runCommand(title: string): Promise<void> {
+    await this.fillUntilRow('F1', `>${title}`, title, 'the command palette');
     await this.page.keyboard.press('Enter');
   }
 
@@ -131,13 +138,7 @@ export class Workbench {
 
   /** Opens a workspace file through Quick Open (Control+P), opening it again if it hides before the file shows. */
   async openFile(name: string): Promise<void> {
-    const row = this.quickPickRow(name);
-    for (let i = 0; i < 3; i++) {
-      await this.fillQuickInput('Control+P', name, 'Quick Open');
-      if (await row.waitFor({ timeout: i < 2 ? 10_000 : ready }).then(() => true, () => false)) break;
-      await this.closeQuickInput();
-    }
-    await row.waitFor({ timeout: 1_000 });
+    await this.fillUntilRow('Control+P', name, name, 'Quick Open');
     await this.page.keyboard.press('Enter');
     await this.page.locator('.tab.active', { hasText: name }).waitFor({ timeout: ready });
   }
