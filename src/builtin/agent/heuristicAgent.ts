@@ -34,6 +34,11 @@ export const carelessness = {
   hintFactor: 0.5,
   /** Chance that a look at the output (no check.sh) reveals a defect of each kind, for the most careful agent (verify 1). */
   eye: { order: 0.5, content: 0.3, space: 0.3 } as Record<Slip, number>,
+  /**
+   * Chance that a look at a decoy tells it for one (a hint play tells them all). Below 1 a decoy costs even the agent
+   * that looks at everything, so the distractors knob still bites the agents selection finds (bench/HISTORY.md).
+   */
+  spot: 0.9,
 };
 
 /**
@@ -41,8 +46,8 @@ export const carelessness = {
  * slip/<attempt>/<stage>, ...), so two tasks that differ by one change are played with the same decisions elsewhere.
  * - asks about each point it does not know with probability askFirst, within questionBudget messages (when the
  *   points outnumber the messages, the last one asks about all that remain), and asks once more after a vague answer;
- * - lists the workspace and looks at each candidate input with probability explore; a candidate it did not look at
- *   is used as an input even when it is a decoy;
+ * - lists the workspace and looks at each candidate input with probability explore; a candidate it did not look at,
+ *   or a decoy it looked at and took for the real thing (carelessness.spot), is used as an input;
  * - runs its solution (every stage may slip), checks it (check.sh when the instruction offers one, else a look at the
  *   output) with probability verify (higher when the instruction asks for the check), and retries up to persistence.
  * The verifier, not the agent, decides success.
@@ -152,7 +157,8 @@ function* explore({ task, genes, rng, pb, k }: Episode): Policy {
   for (const path of pb.candidates(outputOf(listing))) {
     if (task.hint !== undefined || rng.fork(`look/${path}`).chance(genes.explore)) {
       const r = yield { call: { name: 'run_command', command: pb.inspect(path) } };
-      if (pb.observeInspect(path, outputOf(r), k) === 'decoy') continue;
+      const told = task.hint !== undefined || rng.fork(`spot/${path}`).chance(carelessness.spot);
+      if (pb.observeInspect(path, outputOf(r), k) === 'decoy' && told) continue;
     }
     k.inputs.push(path);
   }

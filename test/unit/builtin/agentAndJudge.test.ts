@@ -41,8 +41,9 @@ function workspace(spec: EnvironmentSpec): (command: string) => string {
 }
 
 /** Plays the agent against the rule-based user on `spec`, commands answered by `workspace(spec)`. */
-async function talk(genes: Partial<AgentGenes>, seed: number, family = env.family, spec: EnvironmentSpec = env): Promise<AgentToolCall[]> {
-  const agent = createHeuristicAgent().begin({ task: { instruction: spec.instruction, family, workdir: '/workspace', tools: agentTools }, config: config(genes), rng: createRng(seed) });
+async function talk(genes: Partial<AgentGenes>, seed: number, family = env.family, spec: EnvironmentSpec = env, hint?: string): Promise<AgentToolCall[]> {
+  const task = { instruction: spec.instruction, family, workdir: '/workspace', tools: agentTools, ...(hint !== undefined ? { hint } : {}) };
+  const agent = createHeuristicAgent().begin({ task, config: config(genes), rng: createRng(seed) });
   const user = createRuleBasedUser().begin({ env: spec, profile: cooperativeNovice(), rng: createRng(seed) });
   const answer = workspace(spec);
   const calls: AgentToolCall[] = [];
@@ -135,6 +136,24 @@ describe('heuristic agent', () => {
     const careless = commands(await talk({ explore: 0, askFirst: 1, questionBudget: 3 }, 2, spec.family, spec));
     assert.equal(careless.filter((c) => c.startsWith('head -n 1')).length, 0);
     assert.ok(decoys.every((d) => careless.find((c) => c.includes('.work/lines.txt'))!.includes(d)));
+  });
+
+  it('takes a decoy it looked at for the real input one time in ten (carelessness.spot), never in a hint play', async () => {
+    const family = findFamily('log-triage')!;
+    const spec = family.generate({ knobs: { ...resolveKnobs(family, { level: 2 }), distractors: 4 }, contentSeed: 12 }, createRng(0));
+    const decoys = spec.sandbox.files.filter((f) => f.content.startsWith('# rotated')).map((f) => f.path);
+    const taken = async (hint?: string): Promise<number> => {
+      let n = 0;
+      for (let seed = 0; seed < 40; seed++) {
+        const solution = commands(await talk({ explore: 1, askFirst: 1, questionBudget: 3 }, seed, spec.family, spec, hint)).find((c) => c.includes('.work/lines.txt'))!;
+        n += decoys.filter((d) => solution.includes(d)).length;
+      }
+      return n;
+    };
+    // 160 looks at a decoy: 16 expected at spot 0.9 (binomial sd 3.8); 0 would mean it sees through every one.
+    const n = await taken();
+    assert.ok(n >= 6 && n <= 30, `${n} of 160 decoys taken`);
+    assert.equal(await taken('The live log is the one without the rotated header.'), 0);
   });
 
   it('keeps its other decisions when one more decoy is added: paired plays stay paired', async () => {
