@@ -22,12 +22,13 @@ import { userLookEnvironments } from './userLookEnvironments.js';
  */
 
 /**
- * Where a look's paired plays go: the parent pair's environment gets half, two others a quarter each. Two new children
+ * Where a look's paired plays go: the parent pair's environment gets half, two others a quarter each; the child alone
+ * plays `pairRealismPlays` more on the parent pair's environment, so its realism there rests on 16 plays a look. Two new children
  * a generation: with one, 5 generations left 4 evolved users in the six bench seeds' final archives, and their effect
  * on fresh plays, +0.19, had a 95 % interval over users of -0.09 to +0.47 (bench:efficacy on 1eb681f); with two and the
  * realism margin at admission, 8 users, +0.131 [+0.037, +0.225], all within their bounds (de6f067).
  */
-export const probationRules = { parentEnvPlays: 8, otherEnvPlays: 4, otherEnvironments: 2, maxOnProbation: 3, newPerGeneration: 2, referencePlays: 3 } as const;
+export const probationRules = { parentEnvPlays: 8, pairRealismPlays: 8, otherEnvPlays: 4, otherEnvironments: 2, maxOnProbation: 3, newPerGeneration: 2, referencePlays: 3 } as const;
 
 /** A user child whose admission is not decided yet (kept in the ledger across generations and resumes). */
 export interface ProbationEntry {
@@ -48,6 +49,8 @@ export interface ProbationEntry {
   vsReference: { n: number; mean: number; ci: [number, number] };
   referenceSatisfied: boolean;
   realism: RealismTally;
+  /** The child's realism on the parent pair's environment alone: the pair it joins, and where eval reads it. */
+  pairRealism?: RealismTally;
 }
 
 /** One user child's state after this generation's look. */
@@ -110,12 +113,14 @@ async function look(ctx: GenerationContext, entry: ProbationEntry, agent: AgentC
   const first = entry.looks === 0;
   const playsOf = (u: UserProfile): MeasurementPlay[] => envs.flatMap((e) => Array.from({ length: e.id === entry.envId ? probationRules.parentEnvPlays : probationRules.otherEnvPlays }, (_, t) => ({ rolloutId: `g${ctx.generation}-ueff-${entry.user.id}-${e.id}-t${t}`, env: e, user: u, agent, trial: t })));
   const parentEnv = ctx.archive.envs.get(entry.envId)!;
-  const [childRecords, parentRecords, referenceRecords, referencePlays] = await Promise.all([
+  const [childRecords, parentRecords, referenceRecords, referencePlays, pairRealismRecords] = await Promise.all([
     playMeasurements(ctx, playsOf(entry.user), 'user-effect'),
     playMeasurements(ctx, playsOf(parent), 'user-effect'),
     // The cooperative reference (on the parent pair's environment) and the satisfiability play: the first look only.
     first ? playMeasurements(ctx, playsOf(cooperativeReferenceUser()).filter((p) => p.env.id === entry.envId), 'user-effect') : Promise.resolve([]),
     first ? playMeasurements(ctx, Array.from({ length: probationRules.referencePlays }, (_, t) => ({ rolloutId: `g${ctx.generation}-realism-${entry.user.id}-t${t}`, env: parentEnv, user: entry.user, agent: referenceAgent(), trial: t, hint: true })), 'realism') : Promise.resolve([]),
+    // More of the child alone on the pair it joins, for its realism there (not paired: the sign test keeps its schedule).
+    playMeasurements(ctx, Array.from({ length: probationRules.pairRealismPlays }, (_, t) => ({ rolloutId: `g${ctx.generation}-upair-${entry.user.id}-${entry.envId}-t${t}`, env: parentEnv, user: entry.user, agent, trial: probationRules.parentEnvPlays + t })), 'realism'),
   ]);
   entry.looks++;
   for (let i = 0; i < childRecords.length; i++) {
@@ -132,9 +137,10 @@ async function look(ctx: GenerationContext, entry: ProbationEntry, agent: AgentC
     entry.referenceSatisfied = referencePlays.some((r) => verdictOf(r) === true);
   }
   tallyRealism(childRecords, entry.realism);
+  entry.pairRealism = tallyRealism([...childRecords.filter((r) => r.envId === entry.envId), ...pairRealismRecords], entry.pairRealism);
 
   const indicators = indicatorsOf(entry.realism, entry.referenceSatisfied);
-  const violations = admissionRealismViolations(entry.realism, entry.referenceSatisfied);
+  const violations = probationRealismViolations(entry);
   const decision = admissionDecision(userAdmissionRule, entry, entry.looks);
   const status: UserVerdict['status'] = violations.length > 0 || decision.verdict === 'refuse' ? 'refused' : decision.verdict === 'admit' ? 'admitted' : 'probation';
   const effect: UserEffectEntry = {
@@ -150,6 +156,17 @@ async function look(ctx: GenerationContext, entry: ProbationEntry, agent: AgentC
   if (violations.length > 0) return { ...verdict, reason: 'realism_unsatisfiable', detail: violations.join('; ') };
   if (decision.verdict === 'refuse') return { ...verdict, reason: 'not_harder', detail: `${decision.why === 'no_effect' ? 'no more harder than easier plays' : 'not significant by its last look'}: ${evidence}` };
   return { ...verdict, detail: evidence };
+}
+
+/**
+ * What keeps a child out for realism (`admissionRealismViolations`: each bound, the two shares inside it by one standard
+ * error): its plays over every look environment, and its plays on the parent pair's environment alone, the pair it
+ * joins and the one `coevolve eval` reads it on. Pooled alone, walk-aways that other environments dilute passed: two
+ * users of the level-1.5 bench walked away in 0.75 and 0.55 of eval's 20 fresh plays of their pair (bench/HISTORY.md).
+ */
+export function probationRealismViolations(entry: Pick<ProbationEntry, 'realism' | 'pairRealism' | 'referenceSatisfied'>): string[] {
+  const onPair = entry.pairRealism ? admissionRealismViolations(entry.pairRealism, true) : [];
+  return [...admissionRealismViolations(entry.realism, entry.referenceSatisfied), ...onPair.map((v) => `on its pair's environment: ${v}`)];
 }
 
 function pooledEffect(e: ProbationEntry): { mean: number; ci: [number, number] } {

@@ -8,6 +8,7 @@ import { evalRolloutId, inBandExpected, inBandRedrawSd, trueSpread } from '../..
 import { binomialCdf } from '../../../src/core/metrics/distributions.js';
 import { meanWithInterval } from '../../../src/core/metrics/summaries.js';
 import { isSafeId } from '../../../src/store/runPaths.js';
+import { probationRealismViolations } from '../../../src/core/evolution/userAdmission.js';
 import { createRng } from '../../../src/core/ports/rng.js';
 
 const band = { low: 0.4, high: 0.6 };
@@ -178,6 +179,19 @@ describe('tests and intervals', () => {
     // Already outside: said once, by the plain bound; and the reference verdict still counts.
     assert.deepEqual(admissionRealismViolations(tally(12), true), ['walkAwayShare 0.75 outside 0..0.5']);
     assert.deepEqual(admissionRealismViolations(tally(0), false), ['a reference play with the hint did not satisfy the user']);
+  });
+
+  it('admission reads a user child on the pair it joins as well as over all its look environments', () => {
+    const tally = (plays: number, walked: number) => ({ ...emptyTally(), plays, turns: plays * 8, messages: 40, chars: 2400, replies: 40, disclosing: 24, walked });
+    // Seed 2's terse expert of the level-1.5 bench, as it could have looked: 7 of 16 on its pair, none elsewhere:
+    // 7 of 32 pooled is inside by far, its pair is not (0.4375 + 0.124 > 0.5).
+    const child = { realism: tally(32, 7), pairRealism: tally(16, 7), referenceSatisfied: true };
+    assert.deepEqual(admissionRealismViolations(child.realism, true), []);
+    assert.deepEqual(probationRealismViolations(child), ["on its pair's environment: walkAwayShare 0.438 (se 0.124 over 16 plays) not inside 0..0.5 by one standard error"]);
+    assert.deepEqual(probationRealismViolations({ ...child, pairRealism: tally(16, 6) }), []);
+    // A child put on probation before the pair was read (an older ledger) is judged on its pooled plays alone.
+    assert.deepEqual(probationRealismViolations({ realism: child.realism, referenceSatisfied: true }), []);
+    assert.deepEqual(probationRealismViolations({ ...child, referenceSatisfied: false }).length, 2);
   });
 });
 
