@@ -85,7 +85,9 @@ describe('built-in families in a real sandbox', function () {
           }
         }
         console.log(`      strong ${tally.strong}/${tally.plays}, weak ${tally.weak}/${tally.plays}`);
-        assert.ok(tally.strong >= tally.plays * 0.75, `strong genes succeed often (${tally.strong}/${tally.plays})`);
+        // Even strong genes take a decoy they looked at for the input one look in ten (carelessness.spot), and levels 3
+        // and 5 have 2-6 decoys: they solve about two plays in three; weak genes none.
+        assert.ok(tally.strong >= tally.plays * 0.6, `strong genes succeed often (${tally.strong}/${tally.plays})`);
         assert.ok(tally.weak <= tally.plays * 0.25, `weak genes fail often (${tally.weak}/${tally.plays} succeeded)`);
       } finally {
         await backend.dispose();
@@ -101,12 +103,13 @@ describe('built-in families in a real sandbox', function () {
 
     it('docker: a strong agent that never slips plays one complete, successful episode per family with busybox tools only', async function () {
       const backend = createSandboxBackend('docker', { docker: { labels: testLabels } });
-      // Slips are the agent's own, deliberate defects, and a user below full cooperativeness sometimes answers vaguely;
-      // with neither left, only a tool busybox lacks can fail the play.
+      // Slips and misread decoys are the agent's own, deliberate defects, and a user below full cooperativeness
+      // sometimes answers vaguely; with none left, only a tool busybox lacks can fail the play.
       const novice = cooperativeNovice();
       const user = { ...novice, behavior: { ...novice.behavior, cooperativeness: 1 } };
-      const baseSlip = carelessness.baseSlip;
+      const { baseSlip, spot } = carelessness;
       carelessness.baseSlip = 0;
+      carelessness.spot = 1;
       try {
         for (const family of builtinFamilies) {
           const env = family.generate({ level: 3 }, createRng(`docker/${family.name}`));
@@ -117,7 +120,7 @@ describe('built-in families in a real sandbox', function () {
           assert.doesNotMatch(stderr, /not found|invalid option|unrecognized|applet/, `${env.id}: a command needs a tool busybox lacks`);
         }
       } finally {
-        carelessness.baseSlip = baseSlip;
+        Object.assign(carelessness, { baseSlip, spot });
         await backend.dispose();
       }
     });
