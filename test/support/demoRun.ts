@@ -15,11 +15,12 @@ export function demoRunProblem(): string | undefined {
 }
 
 /**
- * The run directory of a finished demo run with `generations` generations (default 3), made once per test process.
- * It takes ~1 min on a quiet machine and many under load, so it is held to its progress (runCliWatched), not to a
+ * The run directory of a finished demo run with `generations` generations (default 5, the demo's own: with its seeds
+ * at level 1.5 the first new pairing that a later generation plays is admitted in generation 3), made once per test
+ * process. It takes a few minutes, many under load, so it is held to its progress (runCliWatched), not to a
  * deadline: the caller's hook calls `this.timeout(0)` first.
  */
-export function demoRun(generations = 3): Promise<string> {
+export function demoRun(generations = 5): Promise<string> {
   cached ??= makeDemoRun(generations);
   return cached;
 }
