@@ -157,8 +157,8 @@ function* explore({ task, genes, rng, pb, k }: Episode): Policy {
   for (const path of pb.candidates(outputOf(listing))) {
     if (task.hint !== undefined || rng.fork(`look/${path}`).chance(genes.explore)) {
       const r = yield { call: { name: 'run_command', command: pb.inspect(path) } };
-      const told = task.hint !== undefined || rng.fork(`spot/${path}`).chance(carelessness.spot);
-      if (pb.observeInspect(path, outputOf(r), k) === 'decoy' && told) continue;
+      const decoy = pb.observeInspect(path, outputOf(r), k) === 'decoy';
+      if (decoy && (task.hint !== undefined || rng.fork(`spot/${path}`).chance(carelessness.spot))) continue;
     }
     k.inputs.push(path);
   }
