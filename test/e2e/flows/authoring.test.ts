@@ -144,8 +144,7 @@ describe('e2e: authoring specs in the editor', function () {
     await page.keyboard.press('Control+S');
     await session.workbench.openViewContainer('Coevolve');
     await session.workbench.expandView('Environments');
-    const row = page.locator('.part.sidebar .monaco-list-row', { hasText: 'authoring-demo' }).first();
-    await row.waitFor({ timeout: 30_000 });
+    const row = await session.workbench.viewRow('Environments', 'authoring-demo');
     await page.waitForFunction(() => document.querySelectorAll('.monaco-editor .squiggly-error').length === 0, undefined, { timeout: 15_000 });
     assert.doesNotMatch((await row.textContent()) ?? '', /error/);
     await session.workbench.screenshot('authoring-environments-view');

@@ -68,6 +68,36 @@ export class Workbench {
     await this.page.locator(`.part.sidebar .pane-header[aria-label^="${name}"][aria-expanded="true"]`).waitFor({ timeout: ready });
   }
 
+  /**
+   * A row of a side-bar view showing `text`. Twice on CI (never locally, alone, after the activity-bar flow or under
+   * three busy loops) the Environments view had no row of a spec it listed in the same session's screenshots, and the
+   * screenshot of the failure stayed on the CI machine. So after `firstWaitMs` this logs what the side bar showed,
+   * collapses and expands the view as a user would (the tree asks the extension for its children again), and only
+   * then fails, with the side bar's state in the message: a stale tree is then on record, not hidden.
+   */
+  async viewRow(view: string, text: string, firstWaitMs = 30_000): Promise<Locator> {
+    const row = this.page.locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
+    if (await row.waitFor({ timeout: firstWaitMs }).then(() => true, () => false)) return row;
+    console.log(`      the ${view} view shows no row "${text}" after ${firstWaitMs / 1000} s; collapsing and expanding it (${await this.sideBarState()})`);
+    await this.screenshot(`missing-row-${view.replace(/[^a-z0-9-]/gi, '')}`);
+    const header = this.viewHeader(view);
+    if ((await header.getAttribute('aria-expanded').catch(() => null)) === 'true') await header.click();
+    await this.expandView(view);
+    await row.waitFor({ timeout: 30_000 }).catch(async (err: Error) => {
+      throw new Error(`${err.message.split('\n')[0]}: no row "${text}" in the ${view} view, also after collapsing and expanding it; ${await this.sideBarState()}`);
+    });
+    return row;
+  }
+
+  /** Whether the side bar is on screen, its views' headers (expanded or not) and its text, for a failure message. */
+  async sideBarState(): Promise<string> {
+    const bar = this.page.locator('.part.sidebar');
+    const box = await bar.boundingBox().catch(() => null);
+    const headers = await this.page.locator('.part.sidebar .pane-header').evaluateAll((els) => els.map((e) => `${e.getAttribute('aria-label')}=${e.getAttribute('aria-expanded')}`)).catch(() => []);
+    const text = ((await bar.innerText({ timeout: 2_000 }).catch(() => '')) || '').replace(/\s+/g, ' ').slice(0, 600);
+    return `side bar ${box ? `${Math.round(box.width)}x${Math.round(box.height)}` : 'not on screen'}; headers: ${JSON.stringify(headers)}; text: ${JSON.stringify(text)}; ${await this.state()}`;
+  }
+
   /** The welcome content (contributes.viewsWelcome) shown by an empty view. */
   viewWelcome(): Locator {
     return this.page.locator('.part.sidebar .welcome-view-content');
