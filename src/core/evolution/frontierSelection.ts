@@ -84,6 +84,14 @@ export function selectByEvidence(archive: Archive, model: FrontierModel, minArch
 }
 
 /**
+ * A pair the cap may replace: played, or screened on admission. Screening plays are a measurement: a child admitted
+ * generations ago for an agent since replaced is in the fit by them, and protecting it until its turn to be played
+ * (4 fresh children a generation) kept most of a fast-moving archive out of reach (77 % of the final pairs on the
+ * level-1.5 demo had never been played).
+ */
+export const isMeasured = (p: PairEntry): boolean => p.lastPlayed >= 0 || p.screening !== undefined;
+
+/**
  * Keeps the archive within `maxArchive` active pairs by retiring the measured pairs (played, or screened on
  * admission) the fitted model places furthest from the band's centre; a pair never measured keeps its place until its
  * first measurement. The fit pools a pair's
@@ -97,10 +105,7 @@ export function selectByEvidence(archive: Archive, model: FrontierModel, minArch
 export function capByEvidence(archive: Archive, model: FrontierModel, maxArchive: number, centre: number): PairEntry[] {
   const distance = (p: PairEntry): number => Math.abs(model.fit.predict(model.agentId, p.envId, p.userId) - centre);
   const active = archive.activePairs();
-  // Screening plays are a measurement: a child admitted generations ago for an agent since replaced is in the fit by
-  // them, and protecting it until its turn to be played (4 fresh children a generation) kept most of a fast-moving
-  // archive out of reach (77 % of the final pairs on the level-1.5 demo had never been played).
-  const measured = active.filter((p) => p.lastPlayed >= 0 || p.screening !== undefined).sort((a, b) => distance(b) - distance(a) || a.pairId.localeCompare(b.pairId));
+  const measured = active.filter(isMeasured).sort((a, b) => distance(b) - distance(a) || a.pairId.localeCompare(b.pairId));
   const retired = measured.slice(0, Math.max(0, active.length - maxArchive));
   for (const p of retired) p.retired = 'archive_full';
   return retired;
