@@ -69,9 +69,9 @@ export class Workbench {
   }
 
   /**
-   * A row of a side-bar view showing `text`. Twice on CI (never locally, alone, after the activity-bar flow or under
-   * three busy loops) the Environments view had no row of a spec it listed in the same session's screenshots, and the
-   * screenshot of the failure stayed on the CI machine. So after `firstWaitMs` this logs what the side bar showed,
+   * A row of a side-bar view showing `text`. Twice on CI (never locally: alone, after the activity-bar flow, or under
+   * three busy loops) the Environments view showed no row for the spec the authoring flow had just saved, and the
+   * screenshot of the failure stayed on the CI machine, so why is not known. So after `firstWaitMs` this logs what the side bar showed,
    * collapses and expands the view as a user would (the tree asks the extension for its children again), and only
    * then fails, with the side bar's state in the message: a stale tree is then on record, not hidden.
    */
